@@ -50,7 +50,9 @@ pub fn to_lower(units: &[u16]) -> Cow<'_, [u16]> {
         if !units.iter().any(|u| (b'A' as u16..=b'Z' as u16).contains(u)) {
             return Cow::Borrowed(units);
         }
-        return Cow::Owned(units.iter().map(|&u| if (0x41..=0x5A).contains(&u) { u | 0x20 } else { u }).collect());
+        return Cow::Owned(
+            units.iter().map(|&u| if (0x41..=0x5A).contains(&u) { u | 0x20 } else { u }).collect(),
+        );
     }
     let mut lowered = Vec::with_capacity(units.len());
     let mut run = String::new();
@@ -119,9 +121,8 @@ pub fn clip(value: &[u16], max: usize) -> Cow<'_, [u16]> {
         return Cow::Borrowed(value);
     }
     let mut keep = max.saturating_sub(1);
-    let splits_pair = keep > 0
-        && (0xD800..0xDC00).contains(&value[keep - 1])
-        && (0xDC00..0xE000).contains(&value[keep]);
+    let splits_pair =
+        keep > 0 && (0xD800..0xDC00).contains(&value[keep - 1]) && (0xDC00..0xE000).contains(&value[keep]);
     if splits_pair {
         keep -= 1;
     }
@@ -171,8 +172,16 @@ mod tests {
             ("sharp s stays", s("ß"), s("ß")),
             ("astral capital", s("\u{10400}"), s("\u{10428}")),
             ("lone high surrogate", vec![0x41, 0xD801, 0x42], vec![0x61, 0xD801, 0x62]),
-            ("lone low surrogate ends the sigma context", vec![0x391, 0xDC00, 0x3A3], vec![0x3B1, 0xDC00, 0x3C3]),
-            ("sigma before a lone surrogate is final", vec![0x391, 0x3A3, 0xDC00], vec![0x3B1, 0x3C2, 0xDC00]),
+            (
+                "lone low surrogate ends the sigma context",
+                vec![0x391, 0xDC00, 0x3A3],
+                vec![0x3B1, 0xDC00, 0x3C3],
+            ),
+            (
+                "sigma before a lone surrogate is final",
+                vec![0x391, 0x3A3, 0xDC00],
+                vec![0x3B1, 0x3C2, 0xDC00],
+            ),
         ];
         for (name, input, expected) in cases {
             assert_eq!(to_lower(input).as_ref(), expected.as_slice(), "{name}");

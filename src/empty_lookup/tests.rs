@@ -1,0 +1,255 @@
+use super::walk::tests::{list, record, s, Arg, Plain};
+use super::*;
+use crate::js_string::units;
+
+fn text(units: &[u16]) -> String {
+    String::from_utf16(units).expect("well-formed test text")
+}
+
+fn produced(tool: &str, body: &str) -> Produced {
+    Produced { tool_name: units(tool), text: units(body) }
+}
+
+fn field_case_args() -> Arg {
+    record(vec![("wwpn", s("20:00:00:25:b5:aa:00:1f"))])
+}
+
+fn inventory() -> Vec<Produced> {
+    vec![produced(
+        "fabric_inventory",
+        "devices: 20:00:00:25:b5:aa:00:1f (host-a), 20:00:00:25:b5:aa:00:2c (host-b)",
+    )]
+}
+
+/// Runs the check on a call to `port_for_device` grounded by `fabric_inventory`.
+fn check(args: Arg, reading: Option<Reading>, results: Vec<Produced>) -> Encounter {
+    check_from(args, reading, results, &["fabric_inventory"])
+}
+
+fn check_from(args: Arg, reading: Option<Reading>, results: Vec<Produced>, from: &[&str]) -> Encounter {
+    let parts = CallParts {
+        tool_name: units("port_for_device"),
+        tool_call_id: units("call-2"),
+        args,
+        arguments_from: from.iter().map(|t| units(t)).collect(),
+    };
+    empty_lookup_of(&mut Plain::default(), reading, 2.0, |_| Ok((parts, results))).unwrap()
+}
+
+const EMPTY_ROWSET: Option<Reading> = Some(Reading { shape: Shape::Rowset, empty: true, rows: Some(0) });
+
+#[test]
+fn read_lookup_result_rows() {
+    let cases: &[(&str, bool, Option<u32>, Option<Reading>)] = &[
+        (
+            "absence, whatever the value",
+            true,
+            Some(3),
+            Some(Reading { shape: Shape::Absence, empty: true, rows: None }),
+        ),
+        (
+            "absence of a non-array",
+            true,
+            None,
+            Some(Reading { shape: Shape::Absence, empty: true, rows: None }),
+        ),
+        ("empty array", false, Some(0), Some(Reading { shape: Shape::Rowset, empty: true, rows: Some(0) })),
+        ("one row", false, Some(1), Some(Reading { shape: Shape::Rowset, empty: false, rows: Some(1) })),
+        ("anything else", false, None, None),
+    ];
+    for (name, absence, length, expected) in cases {
+        assert_eq!(read_lookup_result(*absence, *length), *expected, "{name}");
+    }
+}
+
+#[test]
+fn dispositions() {
+    let one_row = Some(Reading { shape: Shape::Rowset, empty: false, rows: Some(1) });
+    let absence = read_lookup_result(true, None);
+    let cases: Vec<(&str, Arg, Option<Reading>, Vec<Produced>, Disposition, usize)> = vec![
+        ("the field case", field_case_args(), EMPTY_ROWSET, inventory(), Disposition::CheckedFail, 1),
+        ("declared absence", field_case_args(), absence, inventory(), Disposition::CheckedFail, 1),
+        ("unreadable result", field_case_args(), None, inventory(), Disposition::NotApplicable, 0),
+        ("found rows", field_case_args(), one_row, inventory(), Disposition::CheckedPass, 0),
+        (
+            "only an undeclared producer",
+            field_case_args(),
+            EMPTY_ROWSET,
+            vec![produced("some_other_tool", "20:00:00:25:b5:aa:00:1f")],
+            Disposition::Unreachable,
+            0,
+        ),
+        ("no results at all", field_case_args(), EMPTY_ROWSET, vec![], Disposition::Unreachable, 0),
+        (
+            "declared producer served only empty text",
+            field_case_args(),
+            EMPTY_ROWSET,
+            vec![produced("fabric_inventory", "")],
+            Disposition::Unreachable,
+            0,
+        ),
+        (
+            "under the fence",
+            record(vec![("id", s("a1"))]),
+            EMPTY_ROWSET,
+            inventory(),
+            Disposition::CheckedPass,
+            0,
+        ),
+        (
+            "not a string",
+            record(vec![("port", Arg::Num)]),
+            EMPTY_ROWSET,
+            inventory(),
+            Disposition::CheckedPass,
+            0,
+        ),
+        (
+            "not in the ground",
+            record(vec![("wwpn", s("ff:ff:ff:ff"))]),
+            EMPTY_ROWSET,
+            inventory(),
+            Disposition::CheckedPass,
+            0,
+        ),
+        ("no arguments", record(vec![]), EMPTY_ROWSET, inventory(), Disposition::CheckedPass, 0),
+        (
+            "two grounded leaves, two findings",
+            record(vec![("a", s("host-a")), ("b", list(vec![s("HOST-B")]))]),
+            EMPTY_ROWSET,
+            inventory(),
+            Disposition::CheckedFail,
+            2,
+        ),
+    ];
+    for (name, args, reading, results, disposition, count) in cases {
+        let encounter = check(args, reading, results);
+        assert_eq!(encounter.disposition, disposition, "{name}");
+        assert_eq!(encounter.findings.len(), count, "{name}");
+    }
+}
+
+#[test]
+fn the_fence_trims_and_counts_utf16_units() {
+    let ground = |body: &str| vec![produced("fabric_inventory", body)];
+    let cases: Vec<(&str, &str, &str, bool)> = vec![
+        ("four units are judged", "abcd", "xx abcd xx", true),
+        ("three units are not", "abc", "xx abc xx", false),
+        ("trimmed to three", "  abc \n", "xx abc xx", false),
+        ("no-break spaces trim", "\u{a0}abcd\u{feff}", "abcd", true),
+        ("NEL does not trim, so it is part of the needle", "\u{85}abcd", "abcd", false),
+        ("two astral characters are four units", "😀😀", "a😀😀b", true),
+        ("case folds on both sides", "HOST-A", "Host-A", true),
+        ("dotted capital I lowers to i + combining dot", "İSTANBUL", "i\u{307}stanbul", true),
+        ("plain i does not match the dotted form", "ISTANBUL", "i\u{307}stanbul", false),
+        ("final sigma differs by context", "ΟΔΟΣ", "οδοσα", false),
+        ("final sigma matches a final sigma", "ΟΔΟΣ", "η οδος", true),
+    ];
+    for (name, leaf, body, grounded) in cases {
+        let encounter = check(record(vec![("v", s(leaf))]), EMPTY_ROWSET, ground(body));
+        assert_eq!(encounter.findings.len() == 1, grounded, "{name}");
+    }
+}
+
+#[test]
+fn the_first_declared_ground_in_produced_order_wins() {
+    let results = vec![
+        produced("fabric_inventory_old", "host-a is here"),
+        produced("cmdb", "HOST-A"),
+        produced("fabric_inventory", "host-a"),
+        produced("cmdb", "host-a again"),
+    ];
+    let encounter =
+        check_from(record(vec![("h", s("host-a"))]), EMPTY_ROWSET, results, &["fabric_inventory", "cmdb"]);
+    assert_eq!(text(&encounter.findings[0].subjects[1].id), "cmdb");
+}
+
+#[test]
+fn the_finding_has_agentfootprint_s_shape() {
+    let encounter = check(field_case_args(), EMPTY_ROWSET, inventory());
+    let finding = &encounter.findings[0];
+    let port = SubjectRef { kind: "tool", id: units("port_for_device") };
+    let inventory = SubjectRef { kind: "tool", id: units("fabric_inventory") };
+    assert_eq!(finding.subjects, [port.clone(), inventory.clone()]);
+    assert_eq!(text(&finding.predicate), "wwpn");
+    assert_eq!(finding.epoch, 2.0);
+    let subjects: Vec<_> = finding.witnesses.iter().map(|w| w.subject.clone()).collect();
+    assert_eq!(subjects, [port.clone(), inventory, port]);
+    for witness in &finding.witnesses {
+        assert_eq!(text(&witness.predicate), "wwpn");
+        assert_eq!(witness.epoch, 2.0);
+    }
+    assert_eq!(text(&finding.witnesses[0].value), "20:00:00:25:b5:aa:00:1f");
+    assert!(text(&finding.witnesses[0].provenance).contains("call-2"));
+    assert!(text(&finding.witnesses[1].value).contains("earlier in this run"));
+    assert!(text(&finding.witnesses[1].provenance).contains("argumentsFrom"));
+    assert!(text(&finding.witnesses[2].value).contains("found nothing"));
+    assert!(text(&finding.witnesses[2].value).contains("a rowset with zero rows"));
+    assert!(text(&finding.witnesses[2].provenance).contains("call-2"));
+
+    let message = text(&finding.message);
+    for fact in [
+        "port_for_device",
+        "fabric_inventory",
+        "wwpn",
+        "\"20:00:00:25:b5:aa:00:1f\"",
+        "call-2",
+        "a rowset with zero rows",
+        EMPTY_LOOKUP_CEILING,
+        "Nothing here blocked the call",
+    ] {
+        assert!(message.contains(fact), "message lacks {fact:?}: {message}");
+    }
+}
+
+#[test]
+fn the_witness_keeps_the_value_as_chosen_and_the_message_clips_it() {
+    let long = format!("  {}  ", "x".repeat(100));
+    let results = vec![produced("fabric_inventory", &"x".repeat(200))];
+    let encounter =
+        check(record(vec![("filter", record(vec![("ids", list(vec![s(&long)]))]))]), EMPTY_ROWSET, results);
+    let finding = &encounter.findings[0];
+    assert_eq!(text(&finding.predicate), "filter.ids.0");
+    assert_eq!(text(&finding.witnesses[0].value), long);
+    let quoted = format!("\"{}…\"", "x".repeat(79));
+    assert!(text(&finding.message).contains(&quoted));
+}
+
+#[test]
+fn an_absence_is_named_as_such() {
+    let encounter = check(field_case_args(), read_lookup_result(true, None), inventory());
+    let finding = &encounter.findings[0];
+    assert!(text(&finding.message).contains("a declared absence"));
+    assert!(text(&finding.witnesses[2].value).contains("a declared absence"));
+}
+
+#[test]
+fn the_ceiling_says_both_things() {
+    assert!(EMPTY_LOOKUP_CEILING.contains("can be perfectly true"));
+    assert!(EMPTY_LOOKUP_CEILING.contains("never a verdict"));
+}
+
+#[test]
+fn nothing_past_the_reading_is_read_when_the_reading_decides() {
+    for reading in [None, Some(Reading { shape: Shape::Rowset, empty: false, rows: Some(2) })] {
+        let encounter = empty_lookup_of(
+            &mut Plain::default(),
+            reading,
+            0.0,
+            |_| -> Result<_, std::convert::Infallible> { panic!("the rest of the call was read") },
+        )
+        .unwrap();
+        assert!(encounter.findings.is_empty());
+    }
+}
+
+#[test]
+fn lone_surrogates_survive_into_the_finding() {
+    let leaf = vec![0xD800, 0x61, 0x62, 0x63, 0x64];
+    let results =
+        vec![Produced { tool_name: units("fabric_inventory"), text: [units("x"), leaf.clone()].concat() }];
+    let encounter = check(record(vec![("v", Arg::Str(leaf.clone()))]), EMPTY_ROWSET, results);
+    let finding = &encounter.findings[0];
+    assert_eq!(finding.witnesses[0].value, leaf);
+    assert!(finding.message.windows(leaf.len()).any(|w| w == leaf.as_slice()));
+}
