@@ -9,6 +9,129 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** One witness of a finding. */
+export interface Assertion {
+  readonly subject: SubjectRef
+  readonly predicate: string
+  readonly value: unknown
+  readonly epoch?: number
+  readonly stratum: AssertionStratum
+  readonly provenance: string
+  readonly runtimeStageId?: string
+  readonly synthetic?: true
+}
+
+/**
+ * How a witness knows what it says: `asserted` first-hand, `quoted` from
+ * someone else.
+ */
+export type AssertionStratum = 'asserted' | 'quoted'
+
+/**
+ * One finding. `empty-lookup` findings are always advisory: doubt, never
+ * contradiction.
+ */
+export interface ContextError {
+  readonly kind: ContextErrorKind
+  readonly seam: IntegritySeam
+  readonly subjects: readonly SubjectRef[]
+  readonly predicate?: string
+  readonly witnesses: readonly Assertion[]
+  readonly epoch?: number
+  readonly synthetic?: true
+  readonly advisory?: true
+  readonly message: string
+}
+
+/**
+ * The kinds of finding in agentfootprint's family; this check files
+ * `empty-lookup`.
+ */
+export type ContextErrorKind = 'invariant-violation' | 'unsupported-argument' | 'dangling-reference' | 'duplicate-execution' | 'unsupported-claim' | 'empty-lookup' | 'column-type-mismatch' | 'missing-column' | 'prior-turn-evidence'
+
+/** The ledger row an encounter files. */
+export type Disposition = 'checked-pass' | 'checked-fail' | 'not-applicable' | 'unreachable'
+
+/**
+ * The ceiling of the check, as one string with one owner: an empty result
+ * can be perfectly true, so a finding is a place to look, never a verdict.
+ * Every finding's message quotes it verbatim.
+ */
 export declare const EMPTY_LOOKUP_CEILING: string
 
-export declare function probe(x: number): number
+/**
+ * One finished call to a tool whose author declared where its arguments
+ * come from.
+ */
+export interface EmptyLookupCall {
+  /** The consumer: the tool that was called and answered. */
+  readonly toolName: string
+  /** The provider's id for this call; the witnesses point at it. */
+  readonly toolCallId: string
+  readonly args: Readonly<Record<string, unknown>>
+  /** The tools whose results were meant to ground these arguments. */
+  readonly argumentsFrom: readonly string[]
+  /**
+   * What could be read of the result; `undefined` for a shape the check
+   * cannot read.
+   */
+  readonly reading: LookupResultReading | undefined
+}
+
+/** One encounter's outcome: the findings, and the disposition it earns. */
+export interface EmptyLookupEncounter {
+  readonly findings: readonly ContextError[]
+  readonly disposition: Disposition
+}
+
+/**
+ * Judges one finished call to an armed tool.
+ *
+ * @param call the call and what could be read of its result.
+ * @param produced every tool result this run served before this call, with
+ *   the tool that produced each; filtered to the declared producers here.
+ * @param epoch the run iteration, stamped on every finding and witness.
+ */
+export declare function emptyLookupOf(call: EmptyLookupCall, produced: readonly ProducedResult[], epoch: number): EmptyLookupEncounter
+
+/** The seam a finding was filed at; this check files at `write`. */
+export type IntegritySeam = 'write' | 'compose' | 'wire' | 'choice' | 'claim'
+
+/** What could be read about a finished lookup's result. */
+export interface LookupResultReading {
+  /**
+   * `'rowset'`: an array, counted. `'absence'`: the tool declared that
+   * its search ran and matched nothing.
+   */
+  readonly shape: 'rowset' | 'absence'
+  readonly empty: boolean
+  /** Rows counted, for a rowset; absent for an absence. */
+  readonly rows?: number
+}
+
+/** One earlier tool result this run served, with the tool that produced it. */
+export interface ProducedResult {
+  readonly toolName: string
+  /** The result exactly as the run served it into the conversation. */
+  readonly text: string
+}
+
+/**
+ * Reads a finished result's shape, or declines to.
+ *
+ * `declaredAbsence === true` gives `{ shape: 'absence', empty: true }`
+ * whatever the value; an array (a Proxy of one included) gives a rowset
+ * with its length counted; anything else gives `undefined`, which
+ * `emptyLookupOf` files as `not-applicable`.
+ *
+ * @param value the tool's own answer, as it returned it.
+ * @param declaredAbsence whether the tool's answer is its declaration
+ *   that the search ran and matched nothing.
+ */
+export declare function readLookupResult(value: unknown, declaredAbsence: boolean): LookupResultReading | undefined
+
+/** What a finding is about. */
+export interface SubjectRef {
+  readonly kind: string
+  readonly id: string
+}

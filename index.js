@@ -835,5 +835,10 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.AssertionStratum = nativeBinding.AssertionStratum
+module.exports.ContextErrorKind = nativeBinding.ContextErrorKind
+module.exports.Disposition = nativeBinding.Disposition
 module.exports.EMPTY_LOOKUP_CEILING = nativeBinding.EMPTY_LOOKUP_CEILING
-module.exports.probe = nativeBinding.probe
+module.exports.emptyLookupOf = nativeBinding.emptyLookupOf
+module.exports.IntegritySeam = nativeBinding.IntegritySeam
+module.exports.readLookupResult = nativeBinding.readLookupResult

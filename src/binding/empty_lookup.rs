@@ -1,1 +1,499 @@
+//! `readLookupResult` and `emptyLookupOf`, with agentfootprint's typings.
+//!
+//! The call is received as a raw JavaScript object and read by hand: its
+//! `reading` key is required but may hold `undefined`, which no derived
+//! conversion can express, and its `args` are walked live (getters, Proxy
+//! traps and cycles included) through [`LiveArgs`].
 
+use super::js::{Handle, IsArray, Js};
+use crate::empty_lookup::{
+    self as core,
+    walk::{ArgsTree, Node},
+    CallParts, Produced,
+};
+use napi::bindgen_prelude::{Either, Undefined, Unknown, Utf16String};
+use napi::{Env, JsValue, Result, ValueType};
+use napi_derive::napi;
+use std::ffi::CStr;
+
+/// The ceiling of the check, as one string with one owner: an empty result
+/// can be perfectly true, so a finding is a place to look, never a verdict.
+/// Every finding's message quotes it verbatim.
+#[napi]
+pub const EMPTY_LOOKUP_CEILING: &str = core::EMPTY_LOOKUP_CEILING;
+
+/// The ledger row an encounter files.
+#[napi(string_enum)]
+pub enum Disposition {
+    #[napi(value = "checked-pass")]
+    CheckedPass,
+    #[napi(value = "checked-fail")]
+    CheckedFail,
+    #[napi(value = "not-applicable")]
+    NotApplicable,
+    #[napi(value = "unreachable")]
+    Unreachable,
+}
+
+/// The seam a finding was filed at; this check files at `write`.
+#[napi(string_enum)]
+pub enum IntegritySeam {
+    #[napi(value = "write")]
+    Write,
+    #[napi(value = "compose")]
+    Compose,
+    #[napi(value = "wire")]
+    Wire,
+    #[napi(value = "choice")]
+    Choice,
+    #[napi(value = "claim")]
+    Claim,
+}
+
+/// The kinds of finding in agentfootprint's family; this check files
+/// `empty-lookup`.
+#[napi(string_enum)]
+pub enum ContextErrorKind {
+    #[napi(value = "invariant-violation")]
+    InvariantViolation,
+    #[napi(value = "unsupported-argument")]
+    UnsupportedArgument,
+    #[napi(value = "dangling-reference")]
+    DanglingReference,
+    #[napi(value = "duplicate-execution")]
+    DuplicateExecution,
+    #[napi(value = "unsupported-claim")]
+    UnsupportedClaim,
+    #[napi(value = "empty-lookup")]
+    EmptyLookup,
+    #[napi(value = "column-type-mismatch")]
+    ColumnTypeMismatch,
+    #[napi(value = "missing-column")]
+    MissingColumn,
+    #[napi(value = "prior-turn-evidence")]
+    PriorTurnEvidence,
+}
+
+/// How a witness knows what it says: `asserted` first-hand, `quoted` from
+/// someone else.
+#[napi(string_enum)]
+pub enum AssertionStratum {
+    #[napi(value = "asserted")]
+    Asserted,
+    #[napi(value = "quoted")]
+    Quoted,
+}
+
+/// What a finding is about.
+#[napi(object, object_from_js = false)]
+pub struct SubjectRef {
+    #[napi(readonly)]
+    pub kind: String,
+    #[napi(readonly)]
+    pub id: Utf16String,
+}
+
+/// One witness of a finding.
+#[napi(object, object_from_js = false)]
+pub struct Assertion {
+    #[napi(readonly)]
+    pub subject: SubjectRef,
+    #[napi(readonly)]
+    pub predicate: Utf16String,
+    #[napi(readonly, ts_type = "unknown")]
+    pub value: Utf16String,
+    #[napi(readonly)]
+    pub epoch: Option<f64>,
+    #[napi(readonly)]
+    pub stratum: AssertionStratum,
+    #[napi(readonly)]
+    pub provenance: Utf16String,
+    #[napi(readonly)]
+    pub runtime_stage_id: Option<String>,
+    #[napi(readonly, ts_type = "true")]
+    pub synthetic: Option<bool>,
+}
+
+/// One finding. `empty-lookup` findings are always advisory: doubt, never
+/// contradiction.
+#[napi(object, object_from_js = false)]
+pub struct ContextError {
+    #[napi(readonly)]
+    pub kind: ContextErrorKind,
+    #[napi(readonly)]
+    pub seam: IntegritySeam,
+    #[napi(readonly, ts_type = "readonly SubjectRef[]")]
+    pub subjects: Vec<SubjectRef>,
+    #[napi(readonly)]
+    pub predicate: Option<Utf16String>,
+    #[napi(readonly, ts_type = "readonly Assertion[]")]
+    pub witnesses: Vec<Assertion>,
+    #[napi(readonly)]
+    pub epoch: Option<f64>,
+    #[napi(readonly, ts_type = "true")]
+    pub synthetic: Option<bool>,
+    #[napi(readonly, ts_type = "true")]
+    pub advisory: Option<bool>,
+    #[napi(readonly)]
+    pub message: Utf16String,
+}
+
+/// What could be read about a finished lookup's result.
+#[napi(object, object_from_js = false)]
+pub struct LookupResultReading {
+    /// `'rowset'`: an array, counted. `'absence'`: the tool declared that
+    /// its search ran and matched nothing.
+    #[napi(readonly, ts_type = "'rowset' | 'absence'")]
+    pub shape: String,
+    #[napi(readonly)]
+    pub empty: bool,
+    /// Rows counted, for a rowset; absent for an absence.
+    #[napi(readonly)]
+    pub rows: Option<u32>,
+}
+
+/// One finished call to a tool whose author declared where its arguments
+/// come from.
+// Declared for the typings only: `emptyLookupOf` reads the call by hand.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct EmptyLookupCall {
+    /// The consumer: the tool that was called and answered.
+    #[napi(readonly)]
+    pub tool_name: String,
+    /// The provider's id for this call; the witnesses point at it.
+    #[napi(readonly)]
+    pub tool_call_id: String,
+    #[napi(readonly, ts_type = "Readonly<Record<string, unknown>>")]
+    pub args: (),
+    /// The tools whose results were meant to ground these arguments.
+    #[napi(readonly, ts_type = "readonly string[]")]
+    pub arguments_from: Vec<String>,
+    /// What could be read of the result; `undefined` for a shape the check
+    /// cannot read.
+    #[napi(readonly, ts_type = "LookupResultReading | undefined")]
+    pub reading: (),
+}
+
+/// One earlier tool result this run served, with the tool that produced it.
+// Declared for the typings only: `emptyLookupOf` reads each entry by hand.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct ProducedResult {
+    #[napi(readonly)]
+    pub tool_name: String,
+    /// The result exactly as the run served it into the conversation.
+    #[napi(readonly)]
+    pub text: String,
+}
+
+/// One encounter's outcome: the findings, and the disposition it earns.
+#[napi(object, object_from_js = false)]
+pub struct EmptyLookupEncounter {
+    #[napi(readonly, ts_type = "readonly ContextError[]")]
+    pub findings: Vec<ContextError>,
+    #[napi(readonly)]
+    pub disposition: Disposition,
+}
+
+/// Reads a finished result's shape, or declines to.
+///
+/// `declaredAbsence === true` gives `{ shape: 'absence', empty: true }`
+/// whatever the value; an array (a Proxy of one included) gives a rowset
+/// with its length counted; anything else gives `undefined`, which
+/// `emptyLookupOf` files as `not-applicable`.
+///
+/// @param value the tool's own answer, as it returned it.
+/// @param declaredAbsence whether the tool's answer is its declaration
+///   that the search ran and matched nothing.
+#[napi(
+    catch_unwind,
+    ts_args_type = "value: unknown, declaredAbsence: boolean",
+    ts_return_type = "LookupResultReading | undefined"
+)]
+pub fn read_lookup_result(
+    env: Env,
+    value: Unknown,
+    declared_absence: Unknown,
+) -> Result<Either<LookupResultReading, Undefined>> {
+    let js = Js::new(&env);
+    let (value, declared_absence) = (value.raw(), declared_absence.raw());
+    if js.type_of(declared_absence)? != ValueType::Boolean {
+        let got = js.describe(declared_absence)?;
+        return Err(js.type_error(&format!("readLookupResult: declaredAbsence must be a boolean (got {got})")));
+    }
+    let declared_absence = js.bool(declared_absence)?;
+    let array_length = if declared_absence {
+        None
+    } else {
+        let mut is_array = IsArray::new(js);
+        if is_array.test(value)? {
+            Some(u32::try_from(is_array.len(value)?).unwrap_or(u32::MAX))
+        } else {
+            None
+        }
+    };
+    Ok(match core::read_lookup_result(declared_absence, array_length) {
+        Some(reading) => Either::A(reading_to_js(reading)),
+        None => Either::B(()),
+    })
+}
+
+/// Judges one finished call to an armed tool.
+///
+/// @param call the call and what could be read of its result.
+/// @param produced every tool result this run served before this call, with
+///   the tool that produced each; filtered to the declared producers here.
+/// @param epoch the run iteration, stamped on every finding and witness.
+#[napi(
+    catch_unwind,
+    ts_args_type = "call: EmptyLookupCall, produced: readonly ProducedResult[], epoch: number",
+    ts_return_type = "EmptyLookupEncounter"
+)]
+pub fn empty_lookup_of(env: Env, call: Unknown, produced: Unknown, epoch: Unknown) -> Result<EmptyLookupEncounter> {
+    let js = Js::new(&env);
+    let (call, produced, epoch) = (call.raw(), produced.raw(), epoch.raw());
+    let mut args = LiveArgs::new(js);
+    let bad = |what: &str, must: &str, value: Handle| -> Result<napi::Error> {
+        let got = js.describe(value)?;
+        Ok(js.type_error(&format!("emptyLookupOf: {what} must be {must} (got {got})")))
+    };
+
+    if js.type_of(call)? != ValueType::Object {
+        return Err(bad("call", "an EmptyLookupCall object", call)?);
+    }
+    if !args.is_array.test(produced)? {
+        return Err(bad("produced", "an array of { toolName, text }", produced)?);
+    }
+    if js.type_of(epoch)? != ValueType::Number {
+        return Err(bad("epoch", "a number", epoch)?);
+    }
+    let epoch = js.f64(epoch)?;
+    let reading = read_reading(js, call)?;
+
+    let encounter = core::empty_lookup_of(&mut args, reading, epoch, |args| {
+        let string_field = |name: &CStr| -> Result<Vec<u16>> {
+            let value = js.get(call, name)?;
+            if js.type_of(value)? != ValueType::String {
+                return Err(bad(&format!("call.{}", name.to_string_lossy()), "a string", value)?);
+            }
+            js.utf16(value)
+        };
+        let tool_name = string_field(c"toolName")?;
+        let tool_call_id = string_field(c"toolCallId")?;
+        let call_args = js.get(call, c"args")?;
+        if js.type_of(call_args)? != ValueType::Object {
+            return Err(bad("call.args", "an object", call_args)?);
+        }
+        let from = js.get(call, c"argumentsFrom")?;
+        if !args.is_array.test(from)? {
+            return Err(bad("call.argumentsFrom", "an array of tool names", from)?);
+        }
+        let mut arguments_from = Vec::new();
+        for i in 0..args.is_array.len(from)? {
+            let name = js.element(from, i as u32)?;
+            if js.type_of(name)? != ValueType::String {
+                return Err(bad(&format!("call.argumentsFrom[{i}]"), "a string", name)?);
+            }
+            arguments_from.push(js.utf16(name)?);
+        }
+        let mut results = Vec::new();
+        for i in 0..args.is_array.len(produced)? {
+            let entry = js.element(produced, i as u32)?;
+            if js.type_of(entry)? != ValueType::Object {
+                return Err(bad(&format!("produced[{i}]"), "an object with toolName and text", entry)?);
+            }
+            let field = |name: &CStr| -> Result<Vec<u16>> {
+                let value = js.get(entry, name)?;
+                if js.type_of(value)? != ValueType::String {
+                    return Err(bad(&format!("produced[{i}].{}", name.to_string_lossy()), "a string", value)?);
+                }
+                js.utf16(value)
+            };
+            results.push(Produced { tool_name: field(c"toolName")?, text: field(c"text")? });
+        }
+        Ok((CallParts { tool_name, tool_call_id, args: call_args, arguments_from }, results))
+    })?;
+    Ok(encounter_to_js(encounter))
+}
+
+/// `call.reading`: `undefined`, or an object with a boolean `empty` and a
+/// known `shape`.
+fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
+    let reading = js.get(call, c"reading")?;
+    match js.type_of(reading)? {
+        ValueType::Undefined => return Ok(None),
+        ValueType::Object => {}
+        _ => {
+            let got = js.describe(reading)?;
+            return Err(js.type_error(&format!(
+                "emptyLookupOf: call.reading must be a LookupResultReading or undefined (got {got})"
+            )));
+        }
+    }
+    let empty = js.get(reading, c"empty")?;
+    if js.type_of(empty)? != ValueType::Boolean {
+        let got = js.describe(empty)?;
+        return Err(js.type_error(&format!("emptyLookupOf: call.reading.empty must be a boolean (got {got})")));
+    }
+    let empty = js.bool(empty)?;
+    let shape = js.get(reading, c"shape")?;
+    let shape = match js.type_of(shape)? {
+        ValueType::String => match String::from_utf16_lossy(&js.utf16(shape)?).as_str() {
+            "rowset" => Some(core::Shape::Rowset),
+            "absence" => Some(core::Shape::Absence),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(shape) = shape else {
+        return Err(js.type_error("emptyLookupOf: call.reading.shape must be 'rowset' or 'absence'"));
+    };
+    // The count is informative only; the check never reads it.
+    Ok(Some(core::Reading { shape, empty, rows: None }))
+}
+
+fn reading_to_js(reading: core::Reading) -> LookupResultReading {
+    LookupResultReading { shape: reading.shape.as_str().to_owned(), empty: reading.empty, rows: reading.rows }
+}
+
+fn encounter_to_js(encounter: core::Encounter) -> EmptyLookupEncounter {
+    let subject = |subject: core::SubjectRef| SubjectRef { kind: subject.kind.to_owned(), id: subject.id.into() };
+    let findings = encounter
+        .findings
+        .into_iter()
+        .map(|finding| ContextError {
+            kind: ContextErrorKind::EmptyLookup,
+            seam: IntegritySeam::Write,
+            subjects: finding.subjects.into_iter().map(subject).collect(),
+            predicate: Some(finding.predicate.into()),
+            witnesses: finding
+                .witnesses
+                .into_iter()
+                .map(|witness| Assertion {
+                    subject: subject(witness.subject),
+                    predicate: witness.predicate.into(),
+                    value: witness.value.into(),
+                    epoch: Some(witness.epoch),
+                    stratum: AssertionStratum::Asserted,
+                    provenance: witness.provenance.into(),
+                    runtime_stage_id: None,
+                    synthetic: None,
+                })
+                .collect(),
+            epoch: Some(finding.epoch),
+            synthetic: None,
+            advisory: Some(true),
+            message: finding.message.into(),
+        })
+        .collect();
+    let disposition = match encounter.disposition {
+        core::Disposition::CheckedPass => Disposition::CheckedPass,
+        core::Disposition::CheckedFail => Disposition::CheckedFail,
+        core::Disposition::NotApplicable => Disposition::NotApplicable,
+        core::Disposition::Unreachable => Disposition::Unreachable,
+    };
+    EmptyLookupEncounter { findings, disposition }
+}
+
+/// Past this depth the containers on the current path are tracked in a JS
+/// `Set` instead of by comparing against each one in turn.
+const LINEAR_PATH_LIMIT: usize = 32;
+
+/// Live JavaScript arguments, read as `Object.entries` and `Array.isArray`
+/// see them.
+struct LiveArgs {
+    js: Js,
+    is_array: IsArray,
+    object_entries: Option<(Handle, Handle)>,
+    on_path: Vec<Handle>,
+    /// `(set, has, add, delete)` once the path is deep.
+    path_set: Option<[Handle; 4]>,
+}
+
+impl LiveArgs {
+    fn new(js: Js) -> Self {
+        LiveArgs { js, is_array: IsArray::new(js), object_entries: None, on_path: Vec::new(), path_set: None }
+    }
+
+    fn entries(&mut self, record: Handle) -> Result<Vec<(Vec<u16>, Handle)>> {
+        let js = self.js;
+        let (object, entries) = match self.object_entries {
+            Some(found) => found,
+            None => {
+                let object = js.get(js.global()?, c"Object")?;
+                *self.object_entries.insert((object, js.get(object, c"entries")?))
+            }
+        };
+        let pairs = js.call(entries, object, &[record])?;
+        let count = js.plain_array_len(pairs)?;
+        let mut entries = Vec::with_capacity(count as usize);
+        for i in 0..count {
+            let pair = js.element(pairs, i)?;
+            entries.push((js.utf16(js.element(pair, 0)?)?, js.element(pair, 1)?));
+        }
+        Ok(entries)
+    }
+
+    fn path_set(&mut self) -> Result<[Handle; 4]> {
+        if let Some(set) = self.path_set {
+            return Ok(set);
+        }
+        let js = self.js;
+        let set = js.construct(js.get(js.global()?, c"Set")?)?;
+        let methods = [set, js.get(set, c"has")?, js.get(set, c"add")?, js.get(set, c"delete")?];
+        for &container in &self.on_path {
+            js.call(methods[2], set, &[container])?;
+        }
+        Ok(*self.path_set.insert(methods))
+    }
+}
+
+impl ArgsTree for LiveArgs {
+    type Value = Handle;
+    type Error = napi::Error;
+
+    fn node(&mut self, value: &Handle) -> Result<Node<Handle>> {
+        Ok(match self.js.type_of(*value)? {
+            ValueType::String => Node::Text(self.js.utf16(*value)?),
+            ValueType::Object if self.is_array.test(*value)? => Node::List,
+            ValueType::Object => Node::Record(self.entries(*value)?),
+            _ => Node::Opaque,
+        })
+    }
+
+    fn list_len(&mut self, list: &Handle) -> Result<usize> {
+        self.is_array.len(*list)
+    }
+
+    fn list_item(&mut self, list: &Handle, index: usize) -> Result<Handle> {
+        self.js.element(*list, index as u32)
+    }
+
+    fn enter(&mut self, container: &Handle) -> Result<bool> {
+        let js = self.js;
+        if self.on_path.len() < LINEAR_PATH_LIMIT && self.path_set.is_none() {
+            for &ancestor in &self.on_path {
+                if js.strict_equals(ancestor, *container)? {
+                    return Ok(false);
+                }
+            }
+        } else {
+            let [set, has, add, _] = self.path_set()?;
+            if js.bool(js.call(has, set, &[*container])?)? {
+                return Ok(false);
+            }
+            js.call(add, set, &[*container])?;
+        }
+        self.on_path.push(*container);
+        Ok(true)
+    }
+
+    fn leave(&mut self, container: &Handle) {
+        self.on_path.pop();
+        if let Some([set, _, _, delete]) = self.path_set {
+            // `Set.prototype.delete` on a Set we made cannot throw.
+            let _ = self.js.call(delete, set, &[*container]);
+        }
+    }
+}

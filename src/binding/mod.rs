@@ -3,4 +3,5 @@
 //! lives here that a Rust test cannot reach through the core.
 
 mod empty_lookup;
+mod js;
 mod scaffolding;

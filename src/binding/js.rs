@@ -1,0 +1,194 @@
+//! Raw access to JavaScript values for the binding layer.
+//!
+//! The binding reads argument objects whose shape it does not control
+//! (getters, Proxies, cycles), so it works on raw `napi_value` handles with
+//! these few checked operations rather than through typed conversions.
+//! Every operation returns napi's status as an error; when JavaScript threw
+//! (a getter, a Proxy trap), the error is `PendingException` and the
+//! original exception is what reaches the caller.
+
+use napi::{check_status, sys, Env, Error, Result, Status, ValueType};
+use std::ffi::CString;
+use std::ptr;
+
+pub type Handle = sys::napi_value;
+
+#[derive(Clone, Copy)]
+pub struct Js {
+    env: sys::napi_env,
+}
+
+impl Js {
+    pub fn new(env: &Env) -> Self {
+        Js { env: env.raw() }
+    }
+
+    /// Throws a `TypeError` with `message` and returns the error that lets
+    /// it through to the caller.
+    pub fn type_error(&self, message: &str) -> Error {
+        let message = CString::new(message.replace('\0', "\\0")).expect("no NUL left");
+        // If throwing fails an exception is already pending; either way the
+        // caller sees a JavaScript exception.
+        unsafe { sys::napi_throw_type_error(self.env, ptr::null(), message.as_ptr()) };
+        Error::from_status(Status::PendingException)
+    }
+
+    pub fn type_of(&self, value: Handle) -> Result<ValueType> {
+        let mut kind = 0;
+        check_status!(unsafe { sys::napi_typeof(self.env, value, &mut kind) })?;
+        Ok(ValueType::from(kind))
+    }
+
+    /// How a value is described in an error message: `typeof`, with null
+    /// told apart.
+    pub fn describe(&self, value: Handle) -> Result<&'static str> {
+        Ok(match self.type_of(value)? {
+            ValueType::Undefined => "undefined",
+            ValueType::Null => "null",
+            ValueType::Boolean => "boolean",
+            ValueType::Number => "number",
+            ValueType::String => "string",
+            ValueType::Symbol => "symbol",
+            ValueType::Object => "object",
+            ValueType::Function => "function",
+            ValueType::External => "external",
+            ValueType::BigInt => "bigint",
+            _ => "unknown",
+        })
+    }
+
+    /// The UTF-16 code units of a string, lone surrogates included.
+    pub fn utf16(&self, string: Handle) -> Result<Vec<u16>> {
+        let mut length = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf16(self.env, string, ptr::null_mut(), 0, &mut length)
+        })?;
+        // napi writes a terminating NUL, so the buffer needs one unit more.
+        let mut units: Vec<u16> = Vec::with_capacity(length + 1);
+        let mut written = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf16(self.env, string, units.as_mut_ptr(), length + 1, &mut written)
+        })?;
+        // SAFETY: napi initialised `written` units (and the NUL after them).
+        unsafe { units.set_len(written) };
+        Ok(units)
+    }
+
+    pub fn f64(&self, number: Handle) -> Result<f64> {
+        let mut value = 0.0;
+        check_status!(unsafe { sys::napi_get_value_double(self.env, number, &mut value) })?;
+        Ok(value)
+    }
+
+    pub fn bool(&self, boolean: Handle) -> Result<bool> {
+        let mut value = false;
+        check_status!(unsafe { sys::napi_get_value_bool(self.env, boolean, &mut value) })?;
+        Ok(value)
+    }
+
+    /// `ToNumber(value)`, running `valueOf` where JavaScript would.
+    pub fn to_number(&self, value: Handle) -> Result<f64> {
+        let mut number = ptr::null_mut();
+        check_status!(unsafe { sys::napi_coerce_to_number(self.env, value, &mut number) })?;
+        self.f64(number)
+    }
+
+    /// `object[name]`, running getters and Proxy traps.
+    pub fn get(&self, object: Handle, name: &std::ffi::CStr) -> Result<Handle> {
+        let mut value = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_named_property(self.env, object, name.as_ptr(), &mut value) })?;
+        Ok(value)
+    }
+
+    /// `object[index]`, running getters and Proxy traps.
+    pub fn element(&self, object: Handle, index: u32) -> Result<Handle> {
+        let mut value = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_element(self.env, object, index, &mut value) })?;
+        Ok(value)
+    }
+
+    /// Whether `value` is a genuine Array (not a Proxy of one).
+    pub fn is_plain_array(&self, value: Handle) -> Result<bool> {
+        let mut is_array = false;
+        check_status!(unsafe { sys::napi_is_array(self.env, value, &mut is_array) })?;
+        Ok(is_array)
+    }
+
+    /// The length of a genuine Array.
+    pub fn plain_array_len(&self, array: Handle) -> Result<u32> {
+        let mut length = 0;
+        check_status!(unsafe { sys::napi_get_array_length(self.env, array, &mut length) })?;
+        Ok(length)
+    }
+
+    pub fn call(&self, function: Handle, this: Handle, args: &[Handle]) -> Result<Handle> {
+        let mut result = ptr::null_mut();
+        check_status!(unsafe {
+            sys::napi_call_function(self.env, this, function, args.len(), args.as_ptr(), &mut result)
+        })?;
+        Ok(result)
+    }
+
+    pub fn strict_equals(&self, a: Handle, b: Handle) -> Result<bool> {
+        let mut equal = false;
+        check_status!(unsafe { sys::napi_strict_equals(self.env, a, b, &mut equal) })?;
+        Ok(equal)
+    }
+
+    pub fn global(&self) -> Result<Handle> {
+        let mut global = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_global(self.env, &mut global) })?;
+        Ok(global)
+    }
+
+    /// `new Constructor()`.
+    pub fn construct(&self, constructor: Handle) -> Result<Handle> {
+        let mut instance = ptr::null_mut();
+        check_status!(unsafe { sys::napi_new_instance(self.env, constructor, 0, ptr::null(), &mut instance) })?;
+        Ok(instance)
+    }
+}
+
+/// `Array.isArray`, looked up once per call: unlike `napi_is_array` it sees
+/// through a Proxy whose target is an array.
+pub struct IsArray {
+    js: Js,
+    array_is_array: Option<(Handle, Handle)>,
+}
+
+impl IsArray {
+    pub fn new(js: Js) -> Self {
+        IsArray { js, array_is_array: None }
+    }
+
+    pub fn test(&mut self, value: Handle) -> Result<bool> {
+        let js = self.js;
+        if js.is_plain_array(value)? {
+            return Ok(true);
+        }
+        if js.type_of(value)? != ValueType::Object {
+            return Ok(false);
+        }
+        let (array, is_array) = match self.array_is_array {
+            Some(found) => found,
+            None => {
+                let array = js.get(js.global()?, c"Array")?;
+                let found = (array, js.get(array, c"isArray")?);
+                *self.array_is_array.insert(found)
+            }
+        };
+        js.bool(js.call(is_array, array, &[value])?)
+    }
+
+    /// The length of something `test` accepted: a genuine array's own
+    /// length, or what a Proxy's `length` reads as a number, as `i < length`
+    /// compares it.
+    pub fn len(&self, list: Handle) -> Result<usize> {
+        let js = self.js;
+        if js.is_plain_array(list)? {
+            return Ok(js.plain_array_len(list)? as usize);
+        }
+        let length = js.to_number(js.get(list, c"length")?)?;
+        Ok(if length > 0.0 { length.ceil().min(u32::MAX as f64) as usize } else { 0 })
+    }
+}
