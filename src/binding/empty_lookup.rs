@@ -11,7 +11,7 @@ use crate::empty_lookup::{
     walk::{ArgsTree, Node},
     CallParts, Produced,
 };
-use napi::bindgen_prelude::{Either, Undefined, Unknown, Utf16String};
+use napi::bindgen_prelude::{Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 use std::ffi::CStr;
@@ -85,7 +85,9 @@ pub enum AssertionStratum {
 }
 
 /// What a finding is about.
-#[napi(object, object_from_js = false)]
+// Declared for the typings; values are built in `to_js` in agentfootprint's property order.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
 pub struct SubjectRef {
     #[napi(readonly)]
     pub kind: String,
@@ -94,7 +96,9 @@ pub struct SubjectRef {
 }
 
 /// One witness of a finding.
-#[napi(object, object_from_js = false)]
+// Declared for the typings; values are built in `to_js` in agentfootprint's property order.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
 pub struct Assertion {
     #[napi(readonly)]
     pub subject: SubjectRef,
@@ -116,7 +120,9 @@ pub struct Assertion {
 
 /// One finding. `empty-lookup` findings are always advisory: doubt, never
 /// contradiction.
-#[napi(object, object_from_js = false)]
+// Declared for the typings; values are built in `to_js` in agentfootprint's property order.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
 pub struct ContextError {
     #[napi(readonly)]
     pub kind: ContextErrorKind,
@@ -139,7 +145,9 @@ pub struct ContextError {
 }
 
 /// What could be read about a finished lookup's result.
-#[napi(object, object_from_js = false)]
+// Declared for the typings; values are built in `to_js` in agentfootprint's property order.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
 pub struct LookupResultReading {
     /// `'rowset'`: an array, counted. `'absence'`: the tool declared that
     /// its search ran and matched nothing.
@@ -188,7 +196,9 @@ pub struct ProducedResult {
 }
 
 /// One encounter's outcome: the findings, and the disposition it earns.
-#[napi(object, object_from_js = false)]
+// Declared for the typings; values are built in `to_js` in agentfootprint's property order.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
 pub struct EmptyLookupEncounter {
     #[napi(readonly, ts_type = "readonly ContextError[]")]
     pub findings: Vec<ContextError>,
@@ -211,12 +221,12 @@ pub struct EmptyLookupEncounter {
     ts_args_type = "value: unknown, declaredAbsence: boolean",
     ts_return_type = "LookupResultReading | undefined"
 )]
-pub fn read_lookup_result(
-    env: Env,
+pub fn read_lookup_result<'env>(
+    env: &'env Env,
     value: Unknown,
     declared_absence: Unknown,
-) -> Result<Either<LookupResultReading, Undefined>> {
-    let js = Js::new(&env);
+) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
     let (value, declared_absence) = (value.raw(), declared_absence.raw());
     if js.type_of(declared_absence)? != ValueType::Boolean {
         let got = js.describe(declared_absence)?;
@@ -233,10 +243,11 @@ pub fn read_lookup_result(
             None
         }
     };
-    Ok(match core::read_lookup_result(declared_absence, array_length) {
-        Some(reading) => Either::A(reading_to_js(reading)),
-        None => Either::B(()),
-    })
+    let reading = match core::read_lookup_result(declared_absence, array_length) {
+        Some(reading) => reading_to_js(js, reading)?,
+        None => js.undefined()?,
+    };
+    Ok(js.unknown(reading))
 }
 
 /// Judges one finished call to an armed tool.
@@ -250,8 +261,13 @@ pub fn read_lookup_result(
     ts_args_type = "call: EmptyLookupCall, produced: readonly ProducedResult[], epoch: number",
     ts_return_type = "EmptyLookupEncounter"
 )]
-pub fn empty_lookup_of(env: Env, call: Unknown, produced: Unknown, epoch: Unknown) -> Result<EmptyLookupEncounter> {
-    let js = Js::new(&env);
+pub fn empty_lookup_of<'env>(
+    env: &'env Env,
+    call: Unknown,
+    produced: Unknown,
+    epoch: Unknown,
+) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
     let (call, produced, epoch) = (call.raw(), produced.raw(), epoch.raw());
     let mut args = LiveArgs::new(js);
     let bad = |what: &str, must: &str, value: Handle| -> Result<napi::Error> {
@@ -314,7 +330,7 @@ pub fn empty_lookup_of(env: Env, call: Unknown, produced: Unknown, epoch: Unknow
         }
         Ok((CallParts { tool_name, tool_call_id, args: call_args, arguments_from }, results))
     })?;
-    Ok(encounter_to_js(encounter))
+    Ok(js.unknown(encounter_to_js(js, &encounter)?))
 }
 
 /// `call.reading`: `undefined`, or an object with a boolean `empty` and a
@@ -353,47 +369,53 @@ fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
     Ok(Some(core::Reading { shape, empty, rows: None }))
 }
 
-fn reading_to_js(reading: core::Reading) -> LookupResultReading {
-    LookupResultReading { shape: reading.shape.as_str().to_owned(), empty: reading.empty, rows: reading.rows }
+/// The reading as agentfootprint builds it: `{ shape, empty, rows }`, with
+/// no `rows` key at all for an absence.
+fn reading_to_js(js: Js, reading: core::Reading) -> Result<Handle> {
+    let shape = js.str(reading.shape.as_str())?;
+    let empty = js.boolean(reading.empty)?;
+    match reading.rows {
+        Some(rows) => js.object(&[(c"shape", shape), (c"empty", empty), (c"rows", js.number(rows.into())?)]),
+        None => js.object(&[(c"shape", shape), (c"empty", empty)]),
+    }
 }
 
-fn encounter_to_js(encounter: core::Encounter) -> EmptyLookupEncounter {
-    let subject = |subject: core::SubjectRef| SubjectRef { kind: subject.kind.to_owned(), id: subject.id.into() };
-    let findings = encounter
-        .findings
-        .into_iter()
-        .map(|finding| ContextError {
-            kind: ContextErrorKind::EmptyLookup,
-            seam: IntegritySeam::Write,
-            subjects: finding.subjects.into_iter().map(subject).collect(),
-            predicate: Some(finding.predicate.into()),
-            witnesses: finding
-                .witnesses
-                .into_iter()
-                .map(|witness| Assertion {
-                    subject: subject(witness.subject),
-                    predicate: witness.predicate.into(),
-                    value: witness.value.into(),
-                    epoch: Some(witness.epoch),
-                    stratum: AssertionStratum::Asserted,
-                    provenance: witness.provenance.into(),
-                    runtime_stage_id: None,
-                    synthetic: None,
-                })
-                .collect(),
-            epoch: Some(finding.epoch),
-            synthetic: None,
-            advisory: Some(true),
-            message: finding.message.into(),
-        })
-        .collect();
-    let disposition = match encounter.disposition {
-        core::Disposition::CheckedPass => Disposition::CheckedPass,
-        core::Disposition::CheckedFail => Disposition::CheckedFail,
-        core::Disposition::NotApplicable => Disposition::NotApplicable,
-        core::Disposition::Unreachable => Disposition::Unreachable,
+/// The encounter with each object's keys in agentfootprint's order, so that
+/// `JSON.stringify` of a result is the same on both sides.
+fn encounter_to_js(js: Js, encounter: &core::Encounter) -> Result<Handle> {
+    let subject = |subject: &core::SubjectRef| -> Result<Handle> {
+        js.object(&[(c"kind", js.str(subject.kind)?), (c"id", js.string(&subject.id)?)])
     };
-    EmptyLookupEncounter { findings, disposition }
+    let mut findings = Vec::with_capacity(encounter.findings.len());
+    for finding in &encounter.findings {
+        let epoch = js.number(finding.epoch)?;
+        let mut witnesses = Vec::with_capacity(finding.witnesses.len());
+        for witness in &finding.witnesses {
+            witnesses.push(js.object(&[
+                (c"subject", subject(&witness.subject)?),
+                (c"predicate", js.string(&witness.predicate)?),
+                (c"value", js.string(&witness.value)?),
+                (c"epoch", js.number(witness.epoch)?),
+                (c"stratum", js.str(core::Finding::STRATUM)?),
+                (c"provenance", js.string(&witness.provenance)?),
+            ])?);
+        }
+        let subjects = [subject(&finding.subjects[0])?, subject(&finding.subjects[1])?];
+        findings.push(js.object(&[
+            (c"kind", js.str(core::Finding::KIND)?),
+            (c"seam", js.str(core::Finding::SEAM)?),
+            (c"subjects", js.array(&subjects)?),
+            (c"predicate", js.string(&finding.predicate)?),
+            (c"witnesses", js.array(&witnesses)?),
+            (c"epoch", epoch),
+            (c"advisory", js.boolean(true)?),
+            (c"message", js.string(&finding.message)?),
+        ])?);
+    }
+    js.object(&[
+        (c"findings", js.array(&findings)?),
+        (c"disposition", js.str(encounter.disposition.as_str())?),
+    ])
 }
 
 /// Past this depth the containers on the current path are tracked in a JS

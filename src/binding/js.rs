@@ -8,7 +8,7 @@
 //! original exception is what reaches the caller.
 
 use napi::{check_status, sys, Env, Error, Result, Status, ValueType};
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::ptr;
 
 pub type Handle = sys::napi_value;
@@ -94,7 +94,7 @@ impl Js {
     }
 
     /// `object[name]`, running getters and Proxy traps.
-    pub fn get(&self, object: Handle, name: &std::ffi::CStr) -> Result<Handle> {
+    pub fn get(&self, object: Handle, name: &CStr) -> Result<Handle> {
         let mut value = ptr::null_mut();
         check_status!(unsafe { sys::napi_get_named_property(self.env, object, name.as_ptr(), &mut value) })?;
         Ok(value)
@@ -149,6 +149,62 @@ impl Js {
     }
 }
 
+/// Building result values. Properties are set in the order given, which is
+/// the order `Object.keys` and `JSON.stringify` report.
+impl Js {
+    pub fn object(&self, properties: &[(&CStr, Handle)]) -> Result<Handle> {
+        let mut object = ptr::null_mut();
+        check_status!(unsafe { sys::napi_create_object(self.env, &mut object) })?;
+        for (name, value) in properties {
+            check_status!(unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), *value) })?;
+        }
+        Ok(object)
+    }
+
+    pub fn array(&self, items: &[Handle]) -> Result<Handle> {
+        let mut array = ptr::null_mut();
+        check_status!(unsafe { sys::napi_create_array_with_length(self.env, items.len(), &mut array) })?;
+        for (i, item) in items.iter().enumerate() {
+            check_status!(unsafe { sys::napi_set_element(self.env, array, i as u32, *item) })?;
+        }
+        Ok(array)
+    }
+
+    pub fn string(&self, units: &[u16]) -> Result<Handle> {
+        let mut string = ptr::null_mut();
+        check_status!(unsafe {
+            sys::napi_create_string_utf16(self.env, units.as_ptr(), units.len() as isize, &mut string)
+        })?;
+        Ok(string)
+    }
+
+    pub fn str(&self, text: &str) -> Result<Handle> {
+        let mut string = ptr::null_mut();
+        check_status!(unsafe {
+            sys::napi_create_string_utf8(self.env, text.as_ptr().cast(), text.len() as isize, &mut string)
+        })?;
+        Ok(string)
+    }
+
+    pub fn number(&self, value: f64) -> Result<Handle> {
+        let mut number = ptr::null_mut();
+        check_status!(unsafe { sys::napi_create_double(self.env, value, &mut number) })?;
+        Ok(number)
+    }
+
+    pub fn boolean(&self, value: bool) -> Result<Handle> {
+        let mut boolean = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_boolean(self.env, value, &mut boolean) })?;
+        Ok(boolean)
+    }
+
+    pub fn undefined(&self) -> Result<Handle> {
+        let mut undefined = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_undefined(self.env, &mut undefined) })?;
+        Ok(undefined)
+    }
+}
+
 /// `Array.isArray`, looked up once per call: unlike `napi_is_array` it sees
 /// through a Proxy whose target is an array.
 pub struct IsArray {
@@ -190,5 +246,13 @@ impl IsArray {
         }
         let length = js.to_number(js.get(list, c"length")?)?;
         Ok(if length > 0.0 { length.ceil().min(u32::MAX as f64) as usize } else { 0 })
+    }
+}
+
+impl Js {
+    /// Hands a built value back to napi-rs as the function's return value.
+    pub fn unknown<'env>(&self, value: Handle) -> napi::bindgen_prelude::Unknown<'env> {
+        // SAFETY: `value` was created in this env during the current call.
+        unsafe { napi::bindgen_prelude::Unknown::from_raw_unchecked(self.env, value) }
     }
 }

@@ -1,0 +1,93 @@
+// A TypeScript agent framework's side of the write seam, written against
+// agentfootprint's types and compiled against seamguard's generated
+// index.d.ts under `strict` (npm test runs `tsc -p __test__`). It imports
+// the package by name, as a consumer does.
+import {
+  EMPTY_LOOKUP_CEILING,
+  emptyLookupOf,
+  readLookupResult,
+  type Assertion,
+  type AssertionStratum,
+  type ContextError,
+  type ContextErrorKind,
+  type Disposition,
+  type EmptyLookupCall,
+  type EmptyLookupEncounter,
+  type IntegritySeam,
+  type LookupResultReading,
+  type ProducedResult,
+  type SubjectRef,
+} from 'seamguard';
+
+interface ToolResult {
+  readonly toolName: string;
+  readonly toolCallId: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly value: unknown;
+  readonly absent: boolean;
+}
+
+/** What a framework keeps per run: the results served so far, in order. */
+class Run {
+  readonly produced: ProducedResult[] = [];
+  epoch = 0;
+
+  serve(result: ToolResult): void {
+    this.produced.push({ toolName: result.toolName, text: JSON.stringify(result.value) });
+  }
+
+  check(result: ToolResult, argumentsFrom: readonly string[]): EmptyLookupEncounter {
+    const reading: LookupResultReading | undefined = readLookupResult(result.value, result.absent);
+    const call: EmptyLookupCall = {
+      toolName: result.toolName,
+      toolCallId: result.toolCallId,
+      args: result.args,
+      argumentsFrom,
+      reading,
+    };
+    this.epoch += 1;
+    return emptyLookupOf(call, this.produced, this.epoch);
+  }
+}
+
+function ledgerRow(disposition: Disposition): string {
+  switch (disposition) {
+    case 'checked-pass':
+    case 'checked-fail':
+    case 'not-applicable':
+    case 'unreachable':
+      return disposition;
+  }
+}
+
+function describe(finding: ContextError): string {
+  const kind: ContextErrorKind = finding.kind;
+  const seam: IntegritySeam = finding.seam;
+  const subjects: readonly SubjectRef[] = finding.subjects;
+  const witnesses: readonly Assertion[] = finding.witnesses;
+  const strata: AssertionStratum[] = witnesses.map((w) => w.stratum);
+  const advisory: true | undefined = finding.advisory;
+  const epoch: number | undefined = finding.epoch;
+  return `${kind}@${seam} ${subjects.map((s) => s.id).join('→')} ${finding.predicate ?? ''} ${strata.join()} ${advisory} ${epoch} ${finding.message}`;
+}
+
+const run = new Run();
+run.serve({ toolName: 'fabric_inventory', toolCallId: 'call-1', args: {}, value: ['20:00:00:25:b5:aa:00:1f'], absent: false });
+const encounter = run.check(
+  { toolName: 'port_for_device', toolCallId: 'call-2', args: { wwpn: '20:00:00:25:b5:aa:00:1f' }, value: [], absent: false },
+  ['fabric_inventory'],
+);
+const rows: string[] = [ledgerRow(encounter.disposition), ...encounter.findings.map(describe), EMPTY_LOOKUP_CEILING];
+void rows;
+
+// The readonly surface stays readonly.
+// @ts-expect-error findings is a readonly array
+encounter.findings.push(encounter.findings[0]!);
+// @ts-expect-error a reading's fields are readonly
+reading().empty = false;
+function reading(): LookupResultReading {
+  return { shape: 'rowset', empty: true, rows: 0 };
+}
+// @ts-expect-error reading is required, even when it is undefined
+const missingReading: EmptyLookupCall = { toolName: 't', toolCallId: 'c', args: {}, argumentsFrom: [] };
+void missingReading;

@@ -1,0 +1,33 @@
+// Shared by the node:test files.
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Runs `body` (an ES module, with `m` bound to the addon) in a fresh Node
+ * process, so a crash, an abort or a stack overflow fails one test instead
+ * of ending the runner. Returns the exit status, signal and output.
+ */
+export function inChild(body, { timeout = 60_000 } = {}) {
+  const source = `import { createRequire } from 'node:module';\nconst m = createRequire(${JSON.stringify(join(root, 'package.json'))})('./index.js');\n${body}`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8', timeout });
+  return { status: child.status, signal: child.signal, stdout: child.stdout, stderr: child.stderr };
+}
+
+/** A small seeded generator, so a failing random case can be replayed. */
+export function rng(seed) {
+  let state = seed >>> 0 || 1;
+  const next = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 2 ** 32;
+  };
+  return {
+    below: (n) => Math.floor(next() * n),
+    pick: (items) => items[Math.floor(next() * items.length)],
+    chance: (p) => next() < p,
+  };
+}

@@ -1,0 +1,64 @@
+// npm run demo: the field case, replayed through seamguard.
+//
+// A triage agent lists the devices on a fabric, then asks a reverse-lookup
+// tool which port one of them is logged in to. The lookup's filter is
+// broken and answers every identifier with an empty list. The write seam
+// notices that the identifier came from this run and the lookup found
+// nothing, and files an advisory.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { emptyLookupOf, readLookupResult, EMPTY_LOOKUP_CEILING } = require('../index.js');
+
+const wrap = (text, indent = '    ', width = 78) => {
+  const lines = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && (indent + line + ' ' + word).length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(indent + line);
+  return lines.join('\n');
+};
+
+// The run so far: every result served, in order, with the tool that served it.
+const produced = [];
+
+// Scripted tools. The reverse lookup filters a column before it exists,
+// so it matches nothing, for every identifier, always.
+const tools = {
+  fabric_inventory: () => [
+    { wwpn: '20:00:00:25:b5:aa:00:1f', host: 'host-a' },
+    { wwpn: '20:00:00:25:b5:aa:00:2c', host: 'host-b' },
+  ],
+  port_for_device: () => [],
+};
+const argumentsFrom = { port_for_device: ['fabric_inventory'] };
+
+function callTool(epoch, toolCallId, toolName, args) {
+  const value = tools[toolName](args);
+  console.log(`[${epoch}] ${toolName}(${JSON.stringify(args)}) → ${JSON.stringify(value)}`);
+  const declared = argumentsFrom[toolName];
+  if (declared) {
+    const call = { toolName, toolCallId, args, argumentsFrom: declared, reading: readLookupResult(value, false) };
+    const { disposition, findings } = emptyLookupOf(call, produced, epoch);
+    console.log(`    write seam: ${disposition}`);
+    for (const finding of findings) {
+      console.log(`    advisory ${finding.kind} on ${finding.predicate} (${finding.subjects.map((s) => s.id).join(' ← ')}):`);
+      console.log(wrap(finding.message, '      '));
+    }
+  }
+  produced.push({ toolName, text: JSON.stringify(value) });
+  return value;
+}
+
+console.log('seamguard demo: the write seam\n');
+const devices = callTool(1, 'call-1', 'fabric_inventory', {});
+callTool(2, 'call-2', 'port_for_device', { wwpn: devices[0].wwpn });
+callTool(3, 'call-3', 'port_for_device', { wwpn: 'ff:ff:ff:ff:ff:ff:ff:ff' });
+console.log('\nWhat the check cannot know:');
+console.log(wrap(EMPTY_LOOKUP_CEILING, '  '));
