@@ -229,8 +229,7 @@ pub fn read_lookup_result<'env>(
     let js = Js::new(env);
     let (value, declared_absence) = (value.raw(), declared_absence.raw());
     if js.type_of(declared_absence)? != ValueType::Boolean {
-        let got = js.describe(declared_absence)?;
-        return Err(js.type_error(&format!("readLookupResult: declaredAbsence must be a boolean (got {got})")));
+        return Err(js.wrong_type("readLookupResult: declaredAbsence", "a boolean", declared_absence));
     }
     let declared_absence = js.bool(declared_absence)?;
     let array_length = if declared_absence {
@@ -270,46 +269,45 @@ pub fn empty_lookup_of<'env>(
     let js = Js::new(env);
     let (call, produced, epoch) = (call.raw(), produced.raw(), epoch.raw());
     let mut args = LiveArgs::new(js);
-    let bad = |what: &str, must: &str, value: Handle| -> Result<napi::Error> {
-        let got = js.describe(value)?;
-        Ok(js.type_error(&format!("emptyLookupOf: {what} must be {must} (got {got})")))
-    };
+    let bad =
+        |what: &str, must: &str, value: Handle| js.wrong_type(&format!("emptyLookupOf: {what}"), must, value);
 
     if js.type_of(call)? != ValueType::Object {
-        return Err(bad("call", "an EmptyLookupCall object", call)?);
+        return Err(bad("call", "an EmptyLookupCall object", call));
     }
     if !args.is_array.test(produced)? {
-        return Err(bad("produced", "an array of { toolName, text }", produced)?);
+        return Err(bad("produced", "an array of { toolName, text }", produced));
     }
     if js.type_of(epoch)? != ValueType::Number {
-        return Err(bad("epoch", "a number", epoch)?);
+        return Err(bad("epoch", "a number", epoch));
     }
     let epoch = js.f64(epoch)?;
     let reading = read_reading(js, call)?;
 
+    // `owner.name`, which must be a string; `what` names it in the error.
+    let string_at = |owner: Handle, name: &CStr, what: &dyn Fn() -> String| -> Result<Vec<u16>> {
+        let value = js.get(owner, name)?;
+        if js.type_of(value)? != ValueType::String {
+            return Err(bad(&what(), "a string", value));
+        }
+        js.utf16(value)
+    };
     let encounter = core::empty_lookup_of(&mut args, reading, epoch, |args| {
-        let string_field = |name: &CStr| -> Result<Vec<u16>> {
-            let value = js.get(call, name)?;
-            if js.type_of(value)? != ValueType::String {
-                return Err(bad(&format!("call.{}", name.to_string_lossy()), "a string", value)?);
-            }
-            js.utf16(value)
-        };
-        let tool_name = string_field(c"toolName")?;
-        let tool_call_id = string_field(c"toolCallId")?;
+        let tool_name = string_at(call, c"toolName", &|| "call.toolName".into())?;
+        let tool_call_id = string_at(call, c"toolCallId", &|| "call.toolCallId".into())?;
         let call_args = js.get(call, c"args")?;
         if js.type_of(call_args)? != ValueType::Object {
-            return Err(bad("call.args", "an object", call_args)?);
+            return Err(bad("call.args", "an object", call_args));
         }
         let from = js.get(call, c"argumentsFrom")?;
         if !args.is_array.test(from)? {
-            return Err(bad("call.argumentsFrom", "an array of tool names", from)?);
+            return Err(bad("call.argumentsFrom", "an array of tool names", from));
         }
         let mut arguments_from = Vec::new();
         for i in 0..args.is_array.len(from)? {
             let name = js.element(from, i as u32)?;
             if js.type_of(name)? != ValueType::String {
-                return Err(bad(&format!("call.argumentsFrom[{i}]"), "a string", name)?);
+                return Err(bad(&format!("call.argumentsFrom[{i}]"), "a string", name));
             }
             arguments_from.push(js.utf16(name)?);
         }
@@ -317,16 +315,12 @@ pub fn empty_lookup_of<'env>(
         for i in 0..args.is_array.len(produced)? {
             let entry = js.element(produced, i as u32)?;
             if js.type_of(entry)? != ValueType::Object {
-                return Err(bad(&format!("produced[{i}]"), "an object with toolName and text", entry)?);
+                return Err(bad(&format!("produced[{i}]"), "an object with toolName and text", entry));
             }
-            let field = |name: &CStr| -> Result<Vec<u16>> {
-                let value = js.get(entry, name)?;
-                if js.type_of(value)? != ValueType::String {
-                    return Err(bad(&format!("produced[{i}].{}", name.to_string_lossy()), "a string", value)?);
-                }
-                js.utf16(value)
-            };
-            results.push(Produced { tool_name: field(c"toolName")?, text: field(c"text")? });
+            results.push(Produced {
+                tool_name: string_at(entry, c"toolName", &|| format!("produced[{i}].toolName"))?,
+                text: string_at(entry, c"text", &|| format!("produced[{i}].text"))?,
+            });
         }
         Ok((CallParts { tool_name, tool_call_id, args: call_args, arguments_from }, results))
     })?;
@@ -341,16 +335,16 @@ fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
         ValueType::Undefined => return Ok(None),
         ValueType::Object => {}
         _ => {
-            let got = js.describe(reading)?;
-            return Err(js.type_error(&format!(
-                "emptyLookupOf: call.reading must be a LookupResultReading or undefined (got {got})"
-            )));
+            return Err(js.wrong_type(
+                "emptyLookupOf: call.reading",
+                "a LookupResultReading or undefined",
+                reading,
+            ))
         }
     }
     let empty = js.get(reading, c"empty")?;
     if js.type_of(empty)? != ValueType::Boolean {
-        let got = js.describe(empty)?;
-        return Err(js.type_error(&format!("emptyLookupOf: call.reading.empty must be a boolean (got {got})")));
+        return Err(js.wrong_type("emptyLookupOf: call.reading.empty", "a boolean", empty));
     }
     let empty = js.bool(empty)?;
     let shape = js.get(reading, c"shape")?;

@@ -33,6 +33,12 @@ impl Js {
         Error::from_status(Status::PendingException)
     }
 
+    /// Throws `TypeError: {what} must be {must} (got {typeof value})`.
+    pub fn wrong_type(&self, what: &str, must: &str, value: Handle) -> Error {
+        let got = self.describe(value).unwrap_or("an unreadable value");
+        self.type_error(&format!("{what} must be {must} (got {got})"))
+    }
+
     pub fn type_of(&self, value: Handle) -> Result<ValueType> {
         let mut kind = 0;
         check_status!(unsafe { sys::napi_typeof(self.env, value, &mut kind) })?;
@@ -144,7 +150,9 @@ impl Js {
     /// `new Constructor()`.
     pub fn construct(&self, constructor: Handle) -> Result<Handle> {
         let mut instance = ptr::null_mut();
-        check_status!(unsafe { sys::napi_new_instance(self.env, constructor, 0, ptr::null(), &mut instance) })?;
+        check_status!(unsafe {
+            sys::napi_new_instance(self.env, constructor, 0, ptr::null(), &mut instance)
+        })?;
         Ok(instance)
     }
 }
@@ -198,6 +206,12 @@ impl Js {
         Ok(boolean)
     }
 
+    /// Hands a built value back to napi-rs as the function's return value.
+    pub fn unknown<'env>(&self, value: Handle) -> napi::bindgen_prelude::Unknown<'env> {
+        // SAFETY: `value` was created in this env during the current call.
+        unsafe { napi::bindgen_prelude::Unknown::from_raw_unchecked(self.env, value) }
+    }
+
     pub fn undefined(&self) -> Result<Handle> {
         let mut undefined = ptr::null_mut();
         check_status!(unsafe { sys::napi_get_undefined(self.env, &mut undefined) })?;
@@ -246,13 +260,5 @@ impl IsArray {
         }
         let length = js.to_number(js.get(list, c"length")?)?;
         Ok(if length > 0.0 { length.ceil().min(u32::MAX as f64) as usize } else { 0 })
-    }
-}
-
-impl Js {
-    /// Hands a built value back to napi-rs as the function's return value.
-    pub fn unknown<'env>(&self, value: Handle) -> napi::bindgen_prelude::Unknown<'env> {
-        // SAFETY: `value` was created in this env during the current call.
-        unsafe { napi::bindgen_prelude::Unknown::from_raw_unchecked(self.env, value) }
     }
 }

@@ -259,11 +259,7 @@ pub(crate) mod tests {
     #[test]
     fn leaves_and_paths() {
         let cases: Vec<(&str, Arg, Vec<(&str, &str)>)> = vec![
-            (
-                "flat record",
-                record(vec![("wwpn", s("20:00")), ("port", Arg::Num)]),
-                vec![("wwpn", "20:00")],
-            ),
+            ("flat record", record(vec![("wwpn", s("20:00")), ("port", Arg::Num)]), vec![("wwpn", "20:00")]),
             (
                 "nested record and array",
                 record(vec![("filter", record(vec![("devices", list(vec![s("a"), s("b")]))]))]),
