@@ -559,3 +559,121 @@ fn a_long_open_span_fed_in_small_pieces() {
     );
     assert!(filter.held().is_empty());
 }
+
+/// A JSON string read as UTF-16 code units, lone surrogates included.
+/// serde_json refuses a lone surrogate escape in a `String` but passes it
+/// through to a byte visitor, encoded like UTF-8 (WTF-8); this decodes that.
+#[derive(Debug)]
+struct Units(Vec<u16>);
+
+impl<'de> serde::Deserialize<'de> for Units {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Units;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON string")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Units, E> {
+                decode_wtf8(bytes)
+                    .map(Units)
+                    .ok_or_else(|| E::custom("not WTF-8"))
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Units, E> {
+                Ok(Units(text.encode_utf16().collect()))
+            }
+        }
+        deserializer.deserialize_bytes(Visitor)
+    }
+}
+
+fn decode_wtf8(bytes: &[u8]) -> Option<Vec<u16>> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let lead = bytes[at];
+        let (len, mut point) = match lead {
+            0x00..=0x7F => (1, u32::from(lead)),
+            0xC0..=0xDF => (2, u32::from(lead & 0x1F)),
+            0xE0..=0xEF => (3, u32::from(lead & 0x0F)),
+            0xF0..=0xF7 => (4, u32::from(lead & 0x07)),
+            _ => return None,
+        };
+        for &byte in bytes.get(at + 1..at + len)? {
+            point = point << 6 | u32::from(byte & 0x3F);
+        }
+        match point {
+            0..=0xFFFF => out.push(point as u16),
+            _ => {
+                let offset = point - 0x1_0000;
+                out.extend([
+                    0xD800 | (offset >> 10) as u16,
+                    0xDC00 | (offset & 0x3FF) as u16,
+                ]);
+            }
+        }
+        at += len;
+    }
+    Some(out)
+}
+
+#[derive(serde::Deserialize)]
+struct Fixture {
+    cases: Vec<FixtureCase>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FixtureCase {
+    name: String,
+    rounds: Vec<FixtureRound>,
+    spans: Vec<Units>,
+    stripped_chars: usize,
+}
+
+#[derive(serde::Deserialize)]
+struct FixtureRound {
+    chunks: Vec<Units>,
+    outputs: Vec<Units>,
+    flush: Units,
+}
+
+#[test]
+fn replays_the_golden_vectors() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/__test__/fixtures/scaffolding.json"
+    );
+    let fixture: Fixture = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(fixture.cases.len() > 1000);
+    for case in &fixture.cases {
+        let mut filter = ScaffoldingFilter::new();
+        for round in &case.rounds {
+            for (chunk, expected) in round.chunks.iter().zip(&round.outputs) {
+                assert_eq!(
+                    filter.feed(&chunk.0),
+                    expected.0,
+                    "{}: feed {:?}",
+                    case.name,
+                    text(&chunk.0)
+                );
+            }
+            assert_eq!(filter.flush(), round.flush.0, "{}: flush", case.name);
+        }
+        let spans: Vec<&[u16]> = filter.stripped_spans().collect();
+        let expected: Vec<&[u16]> = case.spans.iter().map(|span| &span.0[..]).collect();
+        assert_eq!(spans, expected, "{}: spans", case.name);
+        assert_eq!(
+            filter.stripped_chars(),
+            case.stripped_chars,
+            "{}: strippedChars",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn wtf8_decoding_keeps_lone_surrogates() {
+    let units: Units = serde_json::from_str(r#""a\ud83d\ude00\ud800é""#).unwrap();
+    assert_eq!(units.0, [0x61, 0xD83D, 0xDE00, 0xD800, 0xE9]);
+}
