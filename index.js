@@ -835,5 +835,5 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.EMPTY_LOOKUP_CEILING = nativeBinding.EMPTY_LOOKUP_CEILING
-module.exports.probe = nativeBinding.probe
+module.exports.ScaffoldingFilter = nativeBinding.ScaffoldingFilter
+module.exports.SCAFFOLD_PATTERNS = nativeBinding.SCAFFOLD_PATTERNS
