@@ -18,6 +18,7 @@ use crate::scaffolding;
 /// standalone tokens `<|tool_calls|>` and `<|tool_call|>`. Each works as
 /// `new RegExp(source)`.
 #[napi]
+#[cfg_attr(test, allow(dead_code))] // napi registers it outside test builds only
 pub const SCAFFOLD_PATTERNS: [&str; 3] = scaffolding::DEFAULT_PATTERN_SOURCES;
 
 /// Strips a chat model's leaked tool-call markup from streamed answer text,

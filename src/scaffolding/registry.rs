@@ -270,53 +270,59 @@ impl Registry {
     }
 }
 
-/// Enforces the precondition over every ordered pair of literals, each
-/// literal paired with itself too.
+/// One literal of an entry, named for error messages.
+#[derive(Clone, Copy)]
+struct Part<'a> {
+    entry: usize,
+    name: &'static str,
+    units: &'a [u16],
+}
+
+impl fmt::Display for Part<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = String::from_utf16_lossy(self.units);
+        write!(f, "pattern {}'s {} `{text}`", self.entry, self.name)
+    }
+}
+
+/// Enforces the precondition over every pair of literals, each literal
+/// paired with itself too.
 fn check_disjoint(patterns: &[Pattern]) -> Result<(), RegistryError> {
-    let describe = |entry: usize, part: &str, units: &[u16]| {
-        format!(
-            "pattern {entry}'s {part} `{}`",
-            String::from_utf16_lossy(units)
-        )
-    };
-    let mut seen: Vec<(usize, &'static str, &[u16])> = Vec::new();
+    let mut seen: Vec<Part<'_>> = Vec::new();
     for (entry, pattern) in patterns.iter().enumerate() {
-        for (part, units) in pattern.parts() {
+        for (name, units) in pattern.parts() {
             if units.is_empty() {
                 return Err(RegistryError {
                     entry,
-                    reason: format!("its {part} is empty"),
+                    reason: format!("its {name} is empty"),
                 });
             }
-            seen.push((entry, part, units));
-            let this = seen.len() - 1;
-            for (other, &(other_entry, other_part, other_units)) in seen.iter().enumerate() {
-                let mine = describe(entry, part, units);
-                let theirs = describe(other_entry, other_part, other_units);
-                if other != this && (contains(units, other_units) || contains(other_units, units)) {
-                    return Err(RegistryError {
-                        entry,
-                        reason: format!("{mine} and {theirs}: one occurs inside the other"),
-                    });
-                }
-                for (a, b, a_name, b_name) in [
-                    (units, other_units, &mine, &theirs),
-                    (other_units, units, &theirs, &mine),
-                ] {
-                    if let Some(k) = overlap(a, b) {
-                        let shared = String::from_utf16_lossy(&b[..k]);
-                        return Err(RegistryError {
-                            entry,
-                            reason: format!(
-                                "{a_name} ends with `{shared}`, which begins {b_name}: two occurrences could overlap"
-                            ),
-                        });
-                    }
-                }
+            let part = Part { entry, name, units };
+            let mut others = seen
+                .iter()
+                .map(|&other| (other, false))
+                .chain([(part, true)]);
+            if let Some(reason) = others.find_map(|(other, same)| conflict(part, other, same)) {
+                return Err(RegistryError { entry, reason });
             }
+            seen.push(part);
         }
     }
     Ok(())
+}
+
+/// Why occurrences of `a` and `b` could overlap in some text, if they can.
+fn conflict(a: Part<'_>, b: Part<'_>, same: bool) -> Option<String> {
+    if !same && (contains(a.units, b.units) || contains(b.units, a.units)) {
+        return Some(format!("{a} and {b}: one occurs inside the other"));
+    }
+    [(a, b), (b, a)].into_iter().find_map(|(first, second)| {
+        let k = overlap(first.units, second.units)?;
+        let shared = String::from_utf16_lossy(&second.units[..k]);
+        Some(format!(
+            "{first} ends with `{shared}`, which begins {second}: two occurrences could overlap"
+        ))
+    })
 }
 
 fn contains(haystack: &[u16], needle: &[u16]) -> bool {
