@@ -9,6 +9,42 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * Strips a chat model's leaked tool-call markup from streamed answer text,
+ * chunk by chunk, holding back only what could still become markup.
+ *
+ * Feed each `delta.content` to `feed()` and show what it returns; call
+ * `flush()` when the stream ends. The output for every chunking is the
+ * reference filter's. Lengths are UTF-16 code units, and the text is never
+ * decoded: lone surrogates pass through, and a pair split across chunks
+ * comes out whole once the outputs are joined.
+ */
+export declare class ScaffoldingFilter {
+  /** A filter for the default patterns (`SCAFFOLD_PATTERNS`). */
+  constructor()
+  /**
+   * Feeds the next chunk of streamed text and returns what can be shown
+   * now: the chunk with complete markup removed, less any tail that could
+   * still turn into markup (that tail comes out of a later call). An empty
+   * chunk returns `''` and changes nothing. Throws a `TypeError` when
+   * `chunk` is not a string.
+   */
+  feed(chunk: string): string
+  /**
+   * Ends the stream: returns the held tail as it is (a partial marker or
+   * an unclosed span counts as text after all). The counters stay, and
+   * the filter can be fed again.
+   */
+  flush(): string
+  /** Total `.length` of every span stripped so far. */
+  get strippedChars(): number
+  /**
+   * Every stripped span's text, in the order it was stripped. Each read
+   * returns a fresh array.
+   */
+  get strippedSpans(): Array<string>
+}
+
 /** One witness of a finding. */
 export interface Assertion {
   readonly subject: SubjectRef
@@ -129,6 +165,14 @@ export interface ProducedResult {
  *   that the search ran and matched nothing.
  */
 export declare function readLookupResult(value: unknown, declaredAbsence: boolean): LookupResultReading | undefined
+
+/**
+ * The JavaScript `RegExp` source of each default pattern, in the filter's
+ * order: the tool-call span (non-greedy, up to its first end), then the
+ * standalone tokens `<|tool_calls|>` and `<|tool_call|>`. Each works as
+ * `new RegExp(source)`.
+ */
+export declare const SCAFFOLD_PATTERNS: string[]
 
 /** What a finding is about. */
 export interface SubjectRef {

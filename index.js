@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.ScaffoldingFilter = nativeBinding.ScaffoldingFilter
 module.exports.AssertionStratum = nativeBinding.AssertionStratum
 module.exports.ContextErrorKind = nativeBinding.ContextErrorKind
 module.exports.Disposition = nativeBinding.Disposition
@@ -842,3 +843,4 @@ module.exports.EMPTY_LOOKUP_CEILING = nativeBinding.EMPTY_LOOKUP_CEILING
 module.exports.emptyLookupOf = nativeBinding.emptyLookupOf
 module.exports.IntegritySeam = nativeBinding.IntegritySeam
 module.exports.readLookupResult = nativeBinding.readLookupResult
+module.exports.SCAFFOLD_PATTERNS = nativeBinding.SCAFFOLD_PATTERNS

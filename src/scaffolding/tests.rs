@@ -1,0 +1,679 @@
+use std::sync::Arc;
+
+use super::reference::ReferenceFilter;
+use super::registry::{default_patterns, Pattern, Registry, DEFAULT_PATTERN_SOURCES};
+use super::ScaffoldingFilter;
+
+const S: &str = "<|tool_call_start|>";
+const E: &str = "<|tool_call_end|>";
+
+fn units(text: &str) -> Vec<u16> {
+    text.encode_utf16().collect()
+}
+
+fn text(units: &[u16]) -> String {
+    String::from_utf16_lossy(units)
+}
+
+/// One table row: chunks fed in order, what each feed returns, then the
+/// flush and the stripped spans. `{S}` and `{E}` stand for the span's
+/// literals.
+struct Case {
+    name: &'static str,
+    chunks: &'static [&'static str],
+    outputs: &'static [&'static str],
+    flush: &'static str,
+    spans: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "plain text",
+        chunks: &["hello"],
+        outputs: &["hello"],
+        flush: "",
+        spans: &[],
+    },
+    Case {
+        name: "whole span",
+        chunks: &["a{S}[read(path='x')]{E}b"],
+        outputs: &["ab"],
+        flush: "",
+        spans: &["{S}[read(path='x')]{E}"],
+    },
+    Case {
+        name: "both tokens",
+        chunks: &["a<|tool_calls|>b<|tool_call|>c"],
+        outputs: &["abc"],
+        flush: "",
+        spans: &["<|tool_calls|>", "<|tool_call|>"],
+    },
+    Case {
+        name: "strip joins its neighbours into a token, fed whole",
+        chunks: &["<|tool_<|tool_calls|>call|>"],
+        outputs: &[""],
+        flush: "",
+        spans: &["<|tool_calls|>", "<|tool_call|>"],
+    },
+    Case {
+        name: "strip joins its neighbours, one char at a time",
+        chunks: &[
+            "<", "|", "t", "o", "o", "l", "_", "<", "|", "t", "o", "o", "l", "_", "c", "a", "l",
+            "l", "s", "|", ">", "c", "a", "l", "l", "|", ">",
+        ],
+        outputs: &[
+            "", "", "", "", "", "", "", "<|tool_", "", "", "", "", "", "", "", "", "", "", "", "",
+            "", "c", "a", "l", "l", "|", ">",
+        ],
+        flush: "",
+        spans: &["<|tool_calls|>"],
+    },
+    Case {
+        name: "token inside an open span is stripped alone",
+        chunks: &["{S}a<|tool_call|>b", "c{E}d"],
+        outputs: &["", "d"],
+        flush: "",
+        spans: &["<|tool_call|>", "{S}abc{E}"],
+    },
+    Case {
+        name: "token inside a span that closes in the same buffer is swallowed",
+        chunks: &["{S}a<|tool_call|>b{E}c"],
+        outputs: &["c"],
+        flush: "",
+        spans: &["{S}a<|tool_call|>b{E}"],
+    },
+    Case {
+        name: "a strip inside an open span forms the end",
+        chunks: &["{S}a<|tool_call_", "<|tool_call|>end|>b"],
+        outputs: &["", "b"],
+        flush: "",
+        spans: &["<|tool_call|>", "{S}a{E}"],
+    },
+    Case {
+        name: "end without a start is content",
+        chunks: &["x{E}y"],
+        outputs: &["x{E}y"],
+        flush: "",
+        spans: &[],
+    },
+    Case {
+        name: "a second start inside a span is content",
+        chunks: &["a{S}b", "{S}c", "d{E}e{S}f{E}g"],
+        outputs: &["a", "", "eg"],
+        flush: "",
+        spans: &["{S}b{S}cd{E}", "{S}f{E}"],
+    },
+    Case {
+        name: "start split across chunks",
+        chunks: &["x<|tool_call_st", "art|>y{E}z"],
+        outputs: &["x", "z"],
+        flush: "",
+        spans: &["{S}y{E}"],
+    },
+    Case {
+        name: "end split between the held span and the chunk",
+        chunks: &["{S}y<|tool_call_e", "nd|>z"],
+        outputs: &["", "z"],
+        flush: "",
+        spans: &["{S}y{E}"],
+    },
+    Case {
+        name: "partial marker is flushed as content",
+        chunks: &["ab<|tool"],
+        outputs: &["ab"],
+        flush: "<|tool",
+        spans: &[],
+    },
+    Case {
+        name: "unclosed span is flushed as content",
+        chunks: &["a{S}xyz", "<|tool_call|>w"],
+        outputs: &["a", ""],
+        flush: "{S}xyzw",
+        spans: &["<|tool_call|>"],
+    },
+    Case {
+        name: "an empty chunk returns nothing and changes nothing",
+        chunks: &["ab<|to", "", "x"],
+        outputs: &["ab", "", "<|tox"],
+        flush: "",
+        spans: &[],
+    },
+    Case {
+        name: "the held tail is the longest partial opening",
+        chunks: &["<|tool_call_star"],
+        outputs: &[""],
+        flush: "<|tool_call_star",
+        spans: &[],
+    },
+    Case {
+        name: "a partial end is not held",
+        chunks: &["a<|tool_call_en"],
+        outputs: &["a<|tool_call_en"],
+        flush: "",
+        spans: &[],
+    },
+];
+
+fn expand(template: &str) -> Vec<u16> {
+    units(&template.replace("{S}", S).replace("{E}", E))
+}
+
+#[test]
+fn table() {
+    for case in CASES {
+        assert_eq!(
+            case.chunks.len(),
+            case.outputs.len(),
+            "{}: one output per chunk",
+            case.name
+        );
+        let mut filter = ScaffoldingFilter::new();
+        for (chunk, expected) in case.chunks.iter().zip(case.outputs) {
+            assert_eq!(
+                text(&filter.feed(&expand(chunk))),
+                text(&expand(expected)),
+                "{}: feed {chunk:?}",
+                case.name
+            );
+        }
+        assert_eq!(
+            text(&filter.flush()),
+            text(&expand(case.flush)),
+            "{}: flush",
+            case.name
+        );
+        let spans: Vec<String> = filter.stripped_spans().map(text).collect();
+        let expected: Vec<String> = case.spans.iter().map(|span| text(&expand(span))).collect();
+        assert_eq!(spans, expected, "{}: spans", case.name);
+        let total: usize = expected
+            .iter()
+            .map(|span| span.encode_utf16().count())
+            .sum();
+        assert_eq!(
+            filter.stripped_chars(),
+            total,
+            "{}: strippedChars",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn the_table_agrees_with_the_reference() {
+    for case in CASES {
+        let mut reference = ReferenceFilter::new(default_patterns());
+        for (chunk, expected) in case.chunks.iter().zip(case.outputs) {
+            assert_eq!(
+                text(&reference.feed(&expand(chunk))),
+                text(&expand(expected)),
+                "{}",
+                case.name
+            );
+        }
+    }
+}
+
+#[test]
+fn surrogates_pass_through_untouched() {
+    let mut filter = ScaffoldingFilter::new();
+    let pair = units("😀");
+    let mut out = filter.feed(&[0x61, pair[0]]);
+    out.extend(filter.feed(&[pair[1], 0x62]));
+    assert_eq!(out, [0x61, pair[0], pair[1], 0x62]);
+
+    let lone = [0xDC00, 0x78, 0xD800];
+    let mut out = filter.feed(&lone);
+    out.extend(filter.flush());
+    assert_eq!(out, lone);
+
+    let mut chunk = expand("{S}");
+    chunk.extend([0xD83D, 0xDE00, 0xDE00]);
+    chunk.extend(expand("{E}"));
+    assert!(filter.feed(&chunk).is_empty());
+    assert_eq!(
+        filter.stripped_spans().last().unwrap().len(),
+        S.len() + 3 + E.len()
+    );
+}
+
+#[test]
+fn feeding_again_after_a_flush() {
+    let mut filter = ScaffoldingFilter::new();
+    assert_eq!(text(&filter.feed(&expand("a{S}b"))), "a");
+    assert_eq!(text(&filter.flush()), format!("{S}b"));
+    assert!(!filter.is_span_open());
+    assert_eq!(
+        text(&filter.feed(&expand("c{E}<|tool_call|>d"))),
+        format!("c{E}d")
+    );
+    assert_eq!(filter.stripped_spans().count(), 1);
+    assert_eq!(filter.stripped_chars(), "<|tool_call|>".len());
+    assert!(filter.flush().is_empty());
+}
+
+#[test]
+fn default_sources_are_the_reference_sources_derived_from_the_literals() {
+    let derived: Vec<String> = default_patterns()
+        .iter()
+        .map(Pattern::regex_source)
+        .collect();
+    assert_eq!(derived, DEFAULT_PATTERN_SOURCES);
+    assert_eq!(
+        DEFAULT_PATTERN_SOURCES[0],
+        r"<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>"
+    );
+}
+
+#[test]
+fn regex_source_escapes_syntax_and_non_ascii() {
+    let pattern = Pattern::Token {
+        literal: vec![0x28, 0x2E, 0x2A, 0x2F, 0x61, 0xD800, 0x0A],
+    };
+    assert_eq!(pattern.regex_source(), r"\(\.\*\/a\uD800\u000A");
+}
+
+#[test]
+fn registry_rejects_overlapping_literals_and_names_the_entry() {
+    let rejected = [
+        (
+            vec![Pattern::token("ab"), Pattern::token("b")],
+            1,
+            "occurs inside",
+        ),
+        (
+            vec![Pattern::token("<x>"), Pattern::span("<|a|>", "<|a|>")],
+            1,
+            "occurs inside",
+        ),
+        (vec![Pattern::token("aba")], 0, "could overlap"),
+        (
+            vec![Pattern::token("<q>"), Pattern::span("<x>", "x>y")],
+            1,
+            "could overlap",
+        ),
+        (
+            vec![Pattern::token("<x"), Pattern::token("x>")],
+            1,
+            "could overlap",
+        ),
+        (vec![Pattern::token("a"), Pattern::token("")], 1, "empty"),
+    ];
+    for (patterns, entry, reason) in rejected {
+        let error =
+            Registry::new(patterns.clone()).expect_err(&format!("{patterns:?} should be rejected"));
+        assert_eq!(error.entry, entry, "{error}");
+        assert!(error.to_string().contains(reason), "{error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("scaffolding pattern {entry}:")),
+            "{error}"
+        );
+    }
+    assert!(Registry::new(default_patterns()).is_ok());
+    assert!(Registry::new(Vec::new()).is_ok());
+}
+
+#[test]
+fn empty_registry_passes_everything_at_once() {
+    let mut filter = ScaffoldingFilter::with_registry(Arc::new(Registry::new(Vec::new()).unwrap()));
+    assert_eq!(text(&filter.feed(&expand("a{S}b"))), format!("a{S}b"));
+    assert!(filter.held().is_empty());
+}
+
+/// A small deterministic generator (splitmix64), so the property tests need
+/// no dependency and every failure replays from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+}
+
+/// A registry to check, with the fragments random texts are built from.
+struct Setting {
+    name: &'static str,
+    patterns: Vec<Pattern>,
+    fragments: Vec<Vec<u16>>,
+}
+
+fn settings() -> Vec<Setting> {
+    let words = |list: &[&str]| -> Vec<Vec<u16>> { list.iter().map(|w| units(w)).collect() };
+    let with_surrogates = |mut fragments: Vec<Vec<u16>>| {
+        fragments.extend([vec![0xD83D], vec![0xDE00], units("😀")]);
+        fragments
+    };
+    vec![
+        Setting {
+            name: "default",
+            patterns: default_patterns(),
+            fragments: with_surrogates(words(&[
+                "<|",
+                "tool_call",
+                "_start",
+                "_end",
+                "s|>",
+                "|>",
+                "<",
+                ">",
+                "|",
+                "_",
+                "a",
+                "b",
+                " ",
+                "\n",
+                "<|tool_call",
+                "<|tool_call_start|>",
+                "<|tool_call_end|>",
+                "<|tool_call|>",
+                "<|tool_calls|>",
+            ])),
+        },
+        Setting {
+            name: "two spans and a token",
+            patterns: vec![
+                Pattern::span("<a>", "</a>"),
+                Pattern::token("<t/>"),
+                Pattern::span("<b>", "</b>"),
+            ],
+            fragments: words(&[
+                "<", "/", "a", "b", "t", ">", "x", "<a>", "</a>", "<b>", "</b>", "<t/>", "</",
+                "a>", "b>", "<t", "/>",
+            ]),
+        },
+        Setting {
+            name: "a long token and a short span",
+            patterns: vec![
+                Pattern::token("<longer-token>"),
+                Pattern::span("<s>", "<e>"),
+            ],
+            fragments: words(&[
+                "<",
+                "s",
+                "e",
+                ">",
+                "longer-token",
+                "long",
+                "er-",
+                "token>",
+                "x",
+                "<s>",
+                "<e>",
+            ]),
+        },
+        Setting {
+            name: "one-unit span literals and an astral token",
+            patterns: vec![Pattern::span("⟦", "⟧"), Pattern::token("😀!")],
+            fragments: with_surrogates(words(&["⟦", "⟧", "!", "x", "😀!"])),
+        },
+    ]
+}
+
+fn random_text(rng: &mut Rng, fragments: &[Vec<u16>], most: usize) -> Vec<u16> {
+    let count = rng.below(most + 1);
+    (0..count)
+        .flat_map(|_| fragments[rng.below(fragments.len())].iter().copied())
+        .collect()
+}
+
+/// Cuts `text` into chunks at random code-unit positions (surrogate pairs
+/// included), sometimes one unit each, sometimes whole, with the odd empty
+/// chunk.
+fn random_chunks(rng: &mut Rng, text: &[u16]) -> Vec<Vec<u16>> {
+    match rng.below(8) {
+        0 => return vec![text.to_vec()],
+        1 => return text.iter().map(|&unit| vec![unit]).collect(),
+        _ => {}
+    }
+    let mut chunks = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let len = if rng.below(10) == 0 {
+            0
+        } else {
+            1 + rng.below(12)
+        };
+        let end = (at + len).min(text.len());
+        chunks.push(text[at..end].to_vec());
+        at = end;
+    }
+    chunks
+}
+
+/// Feeds `chunks` to the filter and the transcribed reference side by side,
+/// checking every output, the flush, the spans, the counter, conservation
+/// and the hold bound.
+fn compare(
+    filter: &mut ScaffoldingFilter,
+    reference: &mut ReferenceFilter,
+    chunks: &[Vec<u16>],
+    context: &str,
+) {
+    let stripped_before = filter.stripped_chars();
+    let mut emitted = 0;
+    for (index, chunk) in chunks.iter().enumerate() {
+        let ours = filter.feed(chunk);
+        let theirs = reference.feed(chunk);
+        assert_eq!(ours, theirs, "{context}: feed {index} of {chunks:?}");
+        emitted += ours.len();
+        if !filter.is_span_open() {
+            assert!(
+                filter.held().len() <= filter.registry().max_partial(),
+                "{context}: held {:?}",
+                filter.held()
+            );
+        }
+    }
+    let ours = filter.flush();
+    assert_eq!(ours, reference.flush(), "{context}: flush after {chunks:?}");
+    emitted += ours.len();
+    let spans: Vec<Vec<u16>> = filter.stripped_spans().map(<[u16]>::to_vec).collect();
+    assert_eq!(
+        spans, reference.stripped_spans,
+        "{context}: spans of {chunks:?}"
+    );
+    assert_eq!(
+        filter.stripped_chars(),
+        reference.stripped_chars,
+        "{context}: strippedChars"
+    );
+    let input: usize = chunks.iter().map(Vec::len).sum();
+    assert_eq!(
+        emitted + filter.stripped_chars() - stripped_before,
+        input,
+        "{context}: conservation"
+    );
+}
+
+#[test]
+fn matches_the_reference_on_random_texts_and_chunkings() {
+    for setting in settings() {
+        let registry = Arc::new(Registry::new(setting.patterns.clone()).unwrap());
+        let mut rng = Rng(0x5EA4_6A7D);
+        for round in 0..3000 {
+            let mut filter = ScaffoldingFilter::with_registry(registry.clone());
+            let mut reference = ReferenceFilter::new(setting.patterns.clone());
+            let text = random_text(&mut rng, &setting.fragments, 24);
+            for cut in 0..3 {
+                let chunks = random_chunks(&mut rng, &text);
+                compare(
+                    &mut filter,
+                    &mut reference,
+                    &chunks,
+                    &format!("{} round {round} cut {cut}", setting.name),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn long_streams_with_many_feeds_match_the_reference() {
+    for setting in settings() {
+        let registry = Arc::new(Registry::new(setting.patterns.clone()).unwrap());
+        let mut rng = Rng(0x10C4_57E3);
+        for round in 0..200 {
+            let mut filter = ScaffoldingFilter::with_registry(registry.clone());
+            let mut reference = ReferenceFilter::new(setting.patterns.clone());
+            let text = random_text(&mut rng, &setting.fragments, 200);
+            let chunks = random_chunks(&mut rng, &text);
+            compare(
+                &mut filter,
+                &mut reference,
+                &chunks,
+                &format!("{} long round {round}", setting.name),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_long_open_span_fed_in_small_pieces() {
+    // 16 MiB of span body in 4 KiB pieces: linear work, so this is quick
+    // (the transcribed reference would rescan the held span every feed).
+    let mut filter = ScaffoldingFilter::new();
+    assert_eq!(text(&filter.feed(&expand("before{S}"))), "before");
+    let piece: Vec<u16> = units("[call(x='<|tool_ a|> b>')] ")
+        .into_iter()
+        .cycle()
+        .take(4096)
+        .collect();
+    let pieces = 16 * 1024 * 1024 / piece.len();
+    for _ in 0..pieces {
+        assert!(filter.feed(&piece).is_empty());
+    }
+    assert!(filter.is_span_open());
+    assert_eq!(text(&filter.feed(&expand("{E}after"))), "after");
+    assert_eq!(
+        filter.stripped_chars(),
+        S.len() + pieces * piece.len() + E.len()
+    );
+    assert!(filter.held().is_empty());
+}
+
+/// A JSON string read as UTF-16 code units, lone surrogates included.
+/// serde_json refuses a lone surrogate escape in a `String` but passes it
+/// through to a byte visitor, encoded like UTF-8 (WTF-8); this decodes that.
+#[derive(Debug)]
+struct Units(Vec<u16>);
+
+impl<'de> serde::Deserialize<'de> for Units {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Units;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON string")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Units, E> {
+                decode_wtf8(bytes)
+                    .map(Units)
+                    .ok_or_else(|| E::custom("not WTF-8"))
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Units, E> {
+                Ok(Units(text.encode_utf16().collect()))
+            }
+        }
+        deserializer.deserialize_bytes(Visitor)
+    }
+}
+
+fn decode_wtf8(bytes: &[u8]) -> Option<Vec<u16>> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let lead = bytes[at];
+        let (len, mut point) = match lead {
+            0x00..=0x7F => (1, u32::from(lead)),
+            0xC0..=0xDF => (2, u32::from(lead & 0x1F)),
+            0xE0..=0xEF => (3, u32::from(lead & 0x0F)),
+            0xF0..=0xF7 => (4, u32::from(lead & 0x07)),
+            _ => return None,
+        };
+        for &byte in bytes.get(at + 1..at + len)? {
+            point = point << 6 | u32::from(byte & 0x3F);
+        }
+        match point {
+            0..=0xFFFF => out.push(point as u16),
+            _ => {
+                let offset = point - 0x1_0000;
+                out.extend([
+                    0xD800 | (offset >> 10) as u16,
+                    0xDC00 | (offset & 0x3FF) as u16,
+                ]);
+            }
+        }
+        at += len;
+    }
+    Some(out)
+}
+
+#[derive(serde::Deserialize)]
+struct Fixture {
+    cases: Vec<FixtureCase>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FixtureCase {
+    name: String,
+    rounds: Vec<FixtureRound>,
+    spans: Vec<Units>,
+    stripped_chars: usize,
+}
+
+#[derive(serde::Deserialize)]
+struct FixtureRound {
+    chunks: Vec<Units>,
+    outputs: Vec<Units>,
+    flush: Units,
+}
+
+#[test]
+fn replays_the_golden_vectors() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/__test__/fixtures/scaffolding.json"
+    );
+    let fixture: Fixture = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(fixture.cases.len() > 1000);
+    for case in &fixture.cases {
+        let mut filter = ScaffoldingFilter::new();
+        for round in &case.rounds {
+            for (chunk, expected) in round.chunks.iter().zip(&round.outputs) {
+                assert_eq!(
+                    filter.feed(&chunk.0),
+                    expected.0,
+                    "{}: feed {:?}",
+                    case.name,
+                    text(&chunk.0)
+                );
+            }
+            assert_eq!(filter.flush(), round.flush.0, "{}: flush", case.name);
+        }
+        let spans: Vec<&[u16]> = filter.stripped_spans().collect();
+        let expected: Vec<&[u16]> = case.spans.iter().map(|span| &span.0[..]).collect();
+        assert_eq!(spans, expected, "{}: spans", case.name);
+        assert_eq!(
+            filter.stripped_chars(),
+            case.stripped_chars,
+            "{}: strippedChars",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn wtf8_decoding_keeps_lone_surrogates() {
+    let units: Units = serde_json::from_str(r#""a\ud83d\ude00\ud800é""#).unwrap();
+    assert_eq!(units.0, [0x61, 0xD83D, 0xDE00, 0xD800, 0xE9]);
+}
