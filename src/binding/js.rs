@@ -65,19 +65,29 @@ impl Js {
 
     /// The UTF-16 code units of a string, lone surrogates included.
     pub fn utf16(&self, string: Handle) -> Result<Vec<u16>> {
+        let mut units = Vec::new();
+        self.utf16_into(string, &mut units)?;
+        Ok(units)
+    }
+
+    /// Reads a string's UTF-16 code units into `units`, replacing what it
+    /// held, so a caller that keeps the buffer allocates only when a string
+    /// outgrows every earlier one.
+    pub fn utf16_into(&self, string: Handle, units: &mut Vec<u16>) -> Result<()> {
         let mut length = 0;
         check_status!(unsafe {
             sys::napi_get_value_string_utf16(self.env, string, ptr::null_mut(), 0, &mut length)
         })?;
+        units.clear();
         // napi writes a terminating NUL, so the buffer needs one unit more.
-        let mut units: Vec<u16> = Vec::with_capacity(length + 1);
+        units.reserve(length + 1);
         let mut written = 0;
         check_status!(unsafe {
             sys::napi_get_value_string_utf16(self.env, string, units.as_mut_ptr(), length + 1, &mut written)
         })?;
         // SAFETY: napi initialised `written` units (and the NUL after them).
         unsafe { units.set_len(written) };
-        Ok(units)
+        Ok(())
     }
 
     pub fn f64(&self, number: Handle) -> Result<f64> {

@@ -5,10 +5,9 @@
 //! as a raw handle and read as code units, and answers are built from code
 //! units.
 
-use std::ptr;
-
+use super::js::Js;
 use napi::bindgen_prelude::*;
-use napi::{check_status, sys, Env, JsString, JsValue, Unknown, ValueType};
+use napi::{Env, JsString, JsValue, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::scaffolding;
@@ -53,7 +52,11 @@ impl ScaffoldingFilter {
     /// `chunk` is not a string.
     #[napi(catch_unwind, ts_args_type = "chunk: string", ts_return_type = "string")]
     pub fn feed<'env>(&mut self, env: &'env Env, chunk: Unknown<'env>) -> Result<JsString<'env>> {
-        read_string_units(env, chunk, "chunk", &mut self.chunk)?;
+        let js = Js::new(env);
+        if js.type_of(chunk.raw())? != ValueType::String {
+            return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk.raw()));
+        }
+        js.utf16_into(chunk.raw(), &mut self.chunk)?;
         self.inner.feed_with(&self.chunk, |emitted| env.create_string_utf16(emitted))
     }
 
@@ -76,50 +79,5 @@ impl ScaffoldingFilter {
     #[napi(getter, catch_unwind, ts_return_type = "Array<string>")]
     pub fn stripped_spans<'env>(&self, env: &'env Env) -> Result<Vec<JsString<'env>>> {
         self.inner.stripped_spans().map(|span| env.create_string_utf16(span)).collect()
-    }
-}
-
-/// Reads a string argument's UTF-16 code units into `units`, lone
-/// surrogates included. Anything but a string throws a `TypeError` that
-/// names the argument.
-fn read_string_units(env: &Env, value: Unknown<'_>, name: &str, units: &mut Vec<u16>) -> Result<()> {
-    let found = value.get_type()?;
-    if found != ValueType::String {
-        let message = format!("`{name}` must be a string, got {}", type_name(found));
-        env.throw_type_error(&message, Some("InvalidArg"))?;
-        return Err(Error::new(Status::PendingException, message));
-    }
-    let mut len = 0;
-    // SAFETY: `value` is a live string handle of `env`; a null buffer asks
-    // for its length in code units.
-    check_status!(unsafe {
-        sys::napi_get_value_string_utf16(env.raw(), value.raw(), ptr::null_mut(), 0, &mut len)
-    })?;
-    units.clear();
-    units.reserve(len + 1);
-    let mut written = 0;
-    // SAFETY: the buffer has room for `len` units and the terminating NUL
-    // that napi writes; `written` of them are initialised afterwards.
-    check_status!(unsafe {
-        sys::napi_get_value_string_utf16(env.raw(), value.raw(), units.as_mut_ptr(), len + 1, &mut written)
-    })?;
-    // SAFETY: see above; `written <= len < capacity`.
-    unsafe { units.set_len(written) };
-    Ok(())
-}
-
-/// How `typeof` would name a value, for error messages.
-fn type_name(value_type: ValueType) -> &'static str {
-    match value_type {
-        ValueType::Undefined => "undefined",
-        ValueType::Null => "null",
-        ValueType::Boolean => "boolean",
-        ValueType::Number => "number",
-        ValueType::String => "string",
-        ValueType::Symbol => "symbol",
-        ValueType::Object => "object",
-        ValueType::Function => "function",
-        ValueType::BigInt => "bigint",
-        _ => "a non-string value",
     }
 }
