@@ -91,3 +91,26 @@ function reading(): LookupResultReading {
 // @ts-expect-error reading is required, even when it is undefined
 const missingReading: EmptyLookupCall = { toolName: 't', toolCallId: 'c', args: {}, argumentsFrom: [] };
 void missingReading;
+
+// The stream seam, as a framework's streaming loop uses it.
+import { ScaffoldingFilter, SCAFFOLD_PATTERNS } from 'seamguard';
+
+interface ChatChunk {
+  readonly choices: ReadonlyArray<{ readonly delta?: { readonly content?: string | null } }>;
+}
+
+async function* clean(stream: AsyncIterable<ChatChunk>): AsyncGenerator<string, { stripped: number; spans: string[] }> {
+  const filter = new ScaffoldingFilter();
+  for await (const part of stream) {
+    const visible: string = filter.feed(part.choices[0]?.delta?.content ?? '');
+    if (visible) yield visible;
+  }
+  const tail: string = filter.flush();
+  if (tail) yield tail;
+  return { stripped: filter.strippedChars, spans: filter.strippedSpans };
+}
+void clean;
+const sources: RegExp[] = SCAFFOLD_PATTERNS.map((source) => new RegExp(source));
+void sources;
+// @ts-expect-error feed takes a string
+new ScaffoldingFilter().feed(42);

@@ -4,11 +4,13 @@
 // tool which port one of them is logged in to. The lookup's filter is
 // broken and answers every identifier with an empty list. The write seam
 // notices that the identifier came from this run and the lookup found
-// nothing, and files an advisory.
+// nothing, and files an advisory. Then the model streams its answer, and
+// leaks its own tool-call markup into it; the stream seam strips the markup
+// as the text flows.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { emptyLookupOf, readLookupResult, EMPTY_LOOKUP_CEILING } = require('../index.js');
+const { emptyLookupOf, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter } = require('../index.js');
 
 const wrap = (text, indent = '    ', width = 78) => {
   const lines = [];
@@ -62,3 +64,33 @@ callTool(2, 'call-2', 'port_for_device', { wwpn: devices[0].wwpn });
 callTool(3, 'call-3', 'port_for_device', { wwpn: 'ff:ff:ff:ff:ff:ff:ff:ff' });
 console.log('\nWhat the check cannot know:');
 console.log(wrap(EMPTY_LOOKUP_CEILING, '  '));
+
+// The model's streamed answer, as the provider delivers it: small deltas,
+// cut wherever the tokenizer cut them, with leaked markup inside.
+const answer =
+  'host-a (20:00:00:25:b5:aa:00:1f) is not logged in to any port on the collected switches. ' +
+  '<|tool_call_start|>[port_for_device(wwpn="20:00:00:25:b5:aa:00:1f")]<|tool_call_end|>' +
+  'Check the physical cabling <|tool_call|>first.';
+const deltas = [];
+for (let at = 0, size = 1; at < answer.length; at += size, size = 1 + ((size * 7) % 9)) {
+  deltas.push(answer.slice(at, at + size));
+}
+
+console.log('\nseamguard demo: the stream seam\n');
+console.log(`The model streams ${deltas.length} deltas. What the user sees, as it flows (| marks a feed):`);
+const filter = new ScaffoldingFilter();
+let shown = '';
+const pieces = [];
+for (const delta of deltas) {
+  const visible = filter.feed(delta);
+  if (visible) pieces.push(visible);
+  shown += visible;
+}
+const tail = filter.flush();
+if (tail) pieces.push(tail);
+shown += tail;
+console.log(wrap(pieces.join('|'), '  ', 100));
+console.log('\nThe answer, joined:');
+console.log(wrap(shown, '  '));
+console.log(`\nStripped ${filter.strippedSpans.length} spans, ${filter.strippedChars} UTF-16 units:`);
+for (const span of filter.strippedSpans) console.log(`  ${JSON.stringify(span)}`);
