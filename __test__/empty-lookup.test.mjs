@@ -5,7 +5,7 @@ import { inChild, rng } from './helpers.mjs';
 import { joinsOf, modelEmptyLookup } from './model.mjs';
 
 const require = createRequire(import.meta.url);
-const { EMPTY_LOOKUP_CEILING, emptyLookupOf, readLookupResult } = require('../index.js');
+const { EMPTY_LOOKUP_CEILING, emptyLookupOf, readLookupResult } = require('seamguard');
 
 const WWPN = '20:00:00:25:b5:aa:00:1f';
 const INVENTORY = [

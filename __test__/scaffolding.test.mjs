@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { SCAFFOLD_PATTERNS, ScaffoldingFilter } from '../index.js';
+import { SCAFFOLD_PATTERNS, ScaffoldingFilter } from 'seamguard';
 
 const S = '<|tool_call_start|>';
 const E = '<|tool_call_end|>';

@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { emptyLookupOf, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter } = require('../index.js');
+const { emptyLookupOf, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter } = require('seamguard');
 
 const wrap = (text, indent = '    ', width = 78) => {
   const lines = [];
