@@ -11,7 +11,7 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  * of ending the runner. Returns the exit status, signal and output.
  */
 export function inChild(body, { timeout = 60_000 } = {}) {
-  const source = `import { createRequire } from 'node:module';\nconst m = createRequire(${JSON.stringify(join(root, 'package.json'))})('./index.js');\n${body}`;
+  const source = `import { createRequire } from 'node:module';\nconst m = createRequire(${JSON.stringify(join(root, 'package.json'))})('seamguard');\n${body}`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8', timeout });
   return { status: child.status, signal: child.signal, stdout: child.stdout, stderr: child.stderr };
 }
