@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { scaffoldingMiddleware } from 'seamguard/ai-sdk';
+
+import { OPTIONS_PENDING, bareOutputs, filterHonoursOptions, goldenChunkings } from './helpers.mjs';
+
+const S = '<|tool_call_start|>';
+const E = '<|tool_call_end|>';
+const CALL = '<|tool_call|>';
+
+const USAGE = {
+  inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 9, text: 9, reasoning: undefined },
+};
+const FINISH = { type: 'finish', usage: USAGE, finishReason: { unified: 'stop', raw: 'stop' } };
+
+const start = (id) => ({ type: 'text-start', id });
+const delta = (id, text) => ({ type: 'text-delta', id, delta: text });
+const end = (id) => ({ type: 'text-end', id });
+
+/** A mock model streaming `parts` between stream-start and finish, wrapped in the middleware. */
+function streamingModel(parts, { finish = true, options } = {}) {
+  const chunks = [{ type: 'stream-start', warnings: [] }, ...parts, ...(finish ? [FINISH] : [])];
+  const model = new MockLanguageModelV3({
+    doStream: async () => ({
+      stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
+    }),
+  });
+  return wrapLanguageModel({ model, middleware: scaffoldingMiddleware(options) });
+}
+
+/** The parts the wrapped model streams, stream-start left out. */
+async function streamedParts(parts, settings) {
+  const { stream } = await streamingModel(parts, settings).doStream({ prompt: [] });
+  const out = [];
+  for await (const part of stream) out.push(part);
+  assert.equal(out[0].type, 'stream-start');
+  return out.slice(1);
+}
+
+function generatingModel(content, options) {
+  const model = new MockLanguageModelV3({
+    doGenerate: async () => ({ content, finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE, warnings: [] }),
+  });
+  return wrapLanguageModel({ model, middleware: scaffoldingMiddleware(options) });
+}
+
+describe('wrapStream', () => {
+  it('strips markup split across deltas, sending the held tail before text-end', async () => {
+    const out = await streamedParts([
+      start('t'),
+      delta('t', 'Hello <|tool_'),
+      delta('t', 'call_start|>[lookup(id='),
+      delta('t', `7)]<|tool_call`),
+      delta('t', '_end|> world <|tool_'),
+      end('t'),
+    ]);
+    assert.deepEqual(out, [
+      start('t'),
+      delta('t', 'Hello '),
+      delta('t', ' world '),
+      delta('t', '<|tool_'),
+      end('t'),
+      FINISH,
+    ]);
+  });
+
+  it('keeps one filter per text id, so interleaved texts never join', async () => {
+    const out = await streamedParts([
+      start('a'),
+      start('b'),
+      delta('a', 'one <|tool_'),
+      delta('b', 'call|>two'),
+      delta('a', 'call|> three'),
+      delta('b', ` <|tool_calls|>four${S}[x(`),
+      end('b'),
+      end('a'),
+    ]);
+    assert.deepEqual(out, [
+      start('a'),
+      start('b'),
+      delta('a', 'one '),
+      delta('b', 'call|>two'),
+      delta('a', ' three'),
+      delta('b', ' four'),
+      delta('b', `${S}[x(`),
+      end('b'),
+      end('a'),
+      FINISH,
+    ]);
+  });
+
+  it('passes every other part through untouched and in order', async () => {
+    const others = [
+      { type: 'response-metadata', id: 'r1', modelId: 'mock' },
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'reasoning-delta', id: 'r', delta: `thinking ${CALL} <|tool_` },
+      { type: 'reasoning-end', id: 'r' },
+      { type: 'tool-input-start', id: 'c1', toolName: 'lookup' },
+      { type: 'tool-input-delta', id: 'c1', delta: `{"q":"${S}"}` },
+      { type: 'tool-input-end', id: 'c1' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: `{"q":"${S}"}` },
+      { type: 'source', sourceType: 'url', id: 's1', url: 'https://example.com/<|tool_call|>' },
+      { type: 'raw', rawValue: { text: CALL } },
+      { type: 'error', error: new Error(`upstream ${CALL}`) },
+    ];
+    const [first, second] = [delta('t', 'a <|tool_'), delta('t', 'call|>b')];
+    const parts = [start('t'), others[0], first, ...others.slice(1, 6), second, ...others.slice(6), end('t')];
+    const out = await streamedParts(parts);
+    const cleaned = new Map([[first, delta('t', 'a ')], [second, delta('t', 'b')]]);
+    assert.deepEqual(out, [...parts.map((part) => cleaned.get(part) ?? part), FINISH]);
+    const passed = out.filter((part) => !part.type.startsWith('text-') && part.type !== 'finish');
+    passed.forEach((part, index) => assert.equal(part, others[index], `${others[index].type} is the same object`));
+  });
+
+  it('ends a text with no text-end at finish, or at the close', async () => {
+    const parts = [start('t'), delta('t', 'x <|tool_call')];
+    assert.deepEqual(await streamedParts(parts), [start('t'), delta('t', 'x '), delta('t', '<|tool_call'), FINISH]);
+    assert.deepEqual(await streamedParts(parts, { finish: false }), [start('t'), delta('t', 'x '), delta('t', '<|tool_call')]);
+  });
+
+  it('drops an emptied delta, unless it carries provider metadata', async () => {
+    const providerMetadata = { mock: { logprob: -0.5 } };
+    const out = await streamedParts([
+      start('t'),
+      delta('t', 'a'),
+      delta('t', CALL),
+      { ...delta('t', '<|tool'), providerMetadata },
+      delta('t', '_call|>b'),
+      end('t'),
+    ]);
+    assert.deepEqual(out, [start('t'), delta('t', 'a'), { ...delta('t', ''), providerMetadata }, delta('t', 'b'), end('t'), FINISH]);
+  });
+
+  it('sends what a bare filter emits, for every golden chunking', async () => {
+    for (const { name, chunks } of goldenChunkings()) {
+      const out = await streamedParts([start('t'), ...chunks.map((chunk) => delta('t', chunk)), end('t')]);
+      const texts = out.filter((part) => part.type === 'text-delta').map((part) => part.delta);
+      assert.deepEqual(texts, bareOutputs(chunks), name);
+    }
+  });
+
+  it('works end to end under streamText', async () => {
+    const model = streamingModel([
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'reasoning-delta', id: 'r', delta: `plan ${CALL}` },
+      { type: 'reasoning-end', id: 'r' },
+      start('t'),
+      delta('t', 'The port is <|tool'),
+      delta('t', `_call_start|>[port_for_device(wwpn='20:00')]`),
+      delta('t', `${E} 7\uD83D`),
+      delta('t', '\uDE00.'),
+      end('t'),
+    ]);
+    const result = streamText({ model, prompt: 'Which port?' });
+    const pieces = [];
+    for await (const piece of result.textStream) pieces.push(piece);
+    assert.equal(pieces.join(''), 'The port is  7😀.');
+    assert.equal(await result.text, 'The port is  7😀.');
+    assert.equal(await result.reasoningText, `plan ${CALL}`);
+    assert.ok(pieces.every((piece) => piece !== ''));
+  });
+});
+
+describe('wrapGenerate', () => {
+  const content = [
+    { type: 'reasoning', text: `why ${CALL}` },
+    { type: 'text', text: `Device found${S}[read(path='x')]${E} on port 7.<|tool_call` },
+    { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: `{"q":"${CALL}"}` },
+    { type: 'text', text: `${CALL}`, providerMetadata: { mock: { n: 1 } } },
+  ];
+
+  it('filters each text part whole and returns every other part as it came', async () => {
+    const result = await generatingModel(content).doGenerate({ prompt: [] });
+    assert.deepEqual(result.content, [
+      content[0],
+      { type: 'text', text: 'Device found on port 7.<|tool_call' },
+      content[2],
+      { type: 'text', text: '', providerMetadata: { mock: { n: 1 } } },
+    ]);
+    assert.equal(result.content[0], content[0]);
+    assert.equal(result.content[2], content[2]);
+    assert.equal(result.finishReason.unified, 'stop');
+    assert.deepEqual(result.usage, USAGE);
+  });
+
+  it('works end to end under generateText', async () => {
+    const result = await generateText({ model: generatingModel(content), prompt: 'Where?' });
+    assert.equal(result.text, 'Device found on port 7.<|tool_call');
+    assert.equal(result.reasoningText, `why ${CALL}`);
+  });
+});
+
+// These need ScaffoldingFilter's options, which land in a parallel change.
+describe('passes options through', { skip: filterHonoursOptions() ? false : OPTIONS_PENDING }, () => {
+  it('wrapStream hands its options to the filter of every text id (onStrip)', async () => {
+    const events = [];
+    await streamedParts(
+      [start('a'), start('b'), delta('a', `x${CALL}`), delta('b', `${S}y${E}z`), end('a'), end('b')],
+      { options: { onStrip: (event) => events.push(event) } },
+    );
+    assert.equal(events.length, 2);
+  });
+
+  it('wrapGenerate hands its options to the filter of every text part (onStrip)', async () => {
+    const events = [];
+    const model = generatingModel(
+      [
+        { type: 'text', text: `x${CALL}` },
+        { type: 'text', text: `${S}y${E}z` },
+      ],
+      { onStrip: (event) => events.push(event) },
+    );
+    await model.doGenerate({ prompt: [] });
+    assert.equal(events.length, 2);
+  });
+});
