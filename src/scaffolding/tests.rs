@@ -983,6 +983,9 @@ struct Fixture {
 #[serde(rename_all = "camelCase")]
 struct FixtureCase {
     name: String,
+    /// In the registries fixture: the name of the registry the case ran.
+    #[serde(default)]
+    registry: Option<String>,
     rounds: Vec<FixtureRound>,
     spans: Vec<Units>,
     stripped_chars: usize,
@@ -995,37 +998,102 @@ struct FixtureRound {
     flush: Units,
 }
 
+#[derive(serde::Deserialize)]
+struct RegistryFixture {
+    registries: Vec<FixtureRegistry>,
+    cases: Vec<FixtureCase>,
+}
+
+#[derive(serde::Deserialize)]
+struct FixtureRegistry {
+    name: String,
+    #[serde(default)]
+    preset: Option<String>,
+    patterns: Vec<FixturePattern>,
+}
+
+/// A pattern as JavaScript writes it. The fixture's literals are plain
+/// text (no lone surrogates), so they read as `String`s.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum FixturePattern {
+    Span { start: String, end: String },
+    Token { token: String },
+}
+
+fn read_fixture<T: serde::de::DeserializeOwned>(name: &str) -> T {
+    let path = format!("{}/__test__/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Replays one golden case: every feed, every flush, then the spans.
+fn replay(filter: &mut ScaffoldingFilter, case: &FixtureCase) {
+    for round in &case.rounds {
+        for (chunk, expected) in round.chunks.iter().zip(&round.outputs) {
+            assert_eq!(
+                filter.feed(&chunk.0),
+                expected.0,
+                "{}: feed {:?}",
+                case.name,
+                text(&chunk.0)
+            );
+        }
+        assert_eq!(filter.flush(), round.flush.0, "{}: flush", case.name);
+    }
+    let spans: Vec<&[u16]> = filter.stripped_spans().collect();
+    let expected: Vec<&[u16]> = case.spans.iter().map(|span| &span.0[..]).collect();
+    assert_eq!(spans, expected, "{}: spans", case.name);
+    assert_eq!(
+        filter.stripped_chars(),
+        case.stripped_chars,
+        "{}: strippedChars",
+        case.name
+    );
+}
+
 #[test]
 fn replays_the_golden_vectors() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/__test__/fixtures/scaffolding.json"
-    );
-    let fixture: Fixture = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let fixture: Fixture = read_fixture("scaffolding.json");
     assert!(fixture.cases.len() > 1000);
     for case in &fixture.cases {
-        let mut filter = ScaffoldingFilter::new();
-        for round in &case.rounds {
-            for (chunk, expected) in round.chunks.iter().zip(&round.outputs) {
-                assert_eq!(
-                    filter.feed(&chunk.0),
-                    expected.0,
-                    "{}: feed {:?}",
-                    case.name,
-                    text(&chunk.0)
-                );
-            }
-            assert_eq!(filter.flush(), round.flush.0, "{}: flush", case.name);
+        replay(&mut ScaffoldingFilter::new(), case);
+    }
+}
+
+#[test]
+fn replays_the_golden_vectors_of_other_registries() {
+    let fixture: RegistryFixture = read_fixture("scaffolding-registries.json");
+    let mut registries = std::collections::HashMap::new();
+    for registry in &fixture.registries {
+        let patterns: Vec<Pattern> = registry
+            .patterns
+            .iter()
+            .map(|pattern| match pattern {
+                FixturePattern::Span { start, end } => Pattern::span(start, end),
+                FixturePattern::Token { token } => Pattern::token(token),
+            })
+            .collect();
+        if let Some(name) = &registry.preset {
+            let preset = presets::preset(name).expect("a preset of that name");
+            assert_eq!(
+                preset.to_patterns(),
+                patterns,
+                "{name}: the preset changed; regenerate the fixture"
+            );
         }
-        let spans: Vec<&[u16]> = filter.stripped_spans().collect();
-        let expected: Vec<&[u16]> = case.spans.iter().map(|span| &span.0[..]).collect();
-        assert_eq!(spans, expected, "{}: spans", case.name);
-        assert_eq!(
-            filter.stripped_chars(),
-            case.stripped_chars,
-            "{}: strippedChars",
-            case.name
-        );
+        let compiled = Arc::new(Registry::new(patterns).unwrap());
+        registries.insert(registry.name.as_str(), compiled);
+    }
+    let presets_seen = fixture
+        .registries
+        .iter()
+        .filter(|r| r.preset.is_some())
+        .count();
+    assert_eq!(presets_seen, PRESETS.len());
+    assert!(fixture.cases.len() > 2000);
+    for case in &fixture.cases {
+        let registry = registries[case.registry.as_deref().expect("a registry name")].clone();
+        replay(&mut ScaffoldingFilter::with_registry(registry), case);
     }
 }
 
