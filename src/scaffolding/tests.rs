@@ -160,58 +160,80 @@ fn expand(template: &str) -> Vec<u16> {
     units(&template.replace("{S}", S).replace("{E}", E))
 }
 
+/// What a table row is played through: the filter, or the transcribed
+/// reference.
+trait Stream {
+    fn feed(&mut self, chunk: &[u16]) -> Vec<u16>;
+    fn flush(&mut self) -> Vec<u16>;
+}
+
+impl Stream for ScaffoldingFilter {
+    fn feed(&mut self, chunk: &[u16]) -> Vec<u16> {
+        ScaffoldingFilter::feed(self, chunk)
+    }
+    fn flush(&mut self) -> Vec<u16> {
+        ScaffoldingFilter::flush(self)
+    }
+}
+
+impl Stream for ReferenceFilter {
+    fn feed(&mut self, chunk: &[u16]) -> Vec<u16> {
+        ReferenceFilter::feed(self, chunk)
+    }
+    fn flush(&mut self) -> Vec<u16> {
+        ReferenceFilter::flush(self)
+    }
+}
+
+/// Feeds a row's chunks (`{S}` and `{E}` expanded), checking each output
+/// and then the flush.
+fn play(stream: &mut impl Stream, name: &str, chunks: &[&str], outputs: &[&str], flush: &str) {
+    assert_eq!(chunks.len(), outputs.len(), "{name}: one output per chunk");
+    for (chunk, expected) in chunks.iter().zip(outputs) {
+        assert_eq!(
+            text(&stream.feed(&expand(chunk))),
+            text(&expand(expected)),
+            "{name}: feed {chunk:?}"
+        );
+    }
+    assert_eq!(text(&stream.flush()), text(&expand(flush)), "{name}: flush");
+}
+
 #[test]
 fn table() {
     for case in CASES {
-        assert_eq!(
-            case.chunks.len(),
-            case.outputs.len(),
-            "{}: one output per chunk",
-            case.name
-        );
         let mut filter = ScaffoldingFilter::new();
-        for (chunk, expected) in case.chunks.iter().zip(case.outputs) {
-            assert_eq!(
-                text(&filter.feed(&expand(chunk))),
-                text(&expand(expected)),
-                "{}: feed {chunk:?}",
-                case.name
-            );
-        }
-        assert_eq!(
-            text(&filter.flush()),
-            text(&expand(case.flush)),
-            "{}: flush",
-            case.name
+        play(
+            &mut filter,
+            case.name,
+            case.chunks,
+            case.outputs,
+            case.flush,
         );
         let spans: Vec<String> = filter.stripped_spans().map(text).collect();
         let expected: Vec<String> = case.spans.iter().map(|span| text(&expand(span))).collect();
         assert_eq!(spans, expected, "{}: spans", case.name);
-        let total: usize = expected
-            .iter()
-            .map(|span| span.encode_utf16().count())
-            .sum();
-        assert_eq!(
-            filter.stripped_chars(),
-            total,
-            "{}: strippedChars",
-            case.name
-        );
+        assert_counted(&filter, case.name);
     }
+}
+
+/// `stripped_chars` is the total length of the stripped spans.
+fn assert_counted(filter: &ScaffoldingFilter, name: &str) {
+    let total: usize = filter.stripped_spans().map(<[u16]>::len).sum();
+    assert_eq!(filter.stripped_chars(), total, "{name}: strippedChars");
 }
 
 #[test]
 fn the_table_agrees_with_the_reference() {
     for case in CASES {
         let mut reference = ReferenceFilter::new(default_patterns());
-        for (chunk, expected) in case.chunks.iter().zip(case.outputs) {
-            assert_eq!(
-                text(&reference.feed(&expand(chunk))),
-                text(&expand(expected)),
-                "{}",
-                case.name
-            );
-        }
+        play(
+            &mut reference,
+            case.name,
+            case.chunks,
+            case.outputs,
+            case.flush,
+        );
     }
 }
 
@@ -452,33 +474,20 @@ fn options_table() {
             max_held: case.max_held.and_then(NonZeroUsize::new),
         };
         let mut filter = ScaffoldingFilter::with_options(Registry::shared_default(), options);
-        let mut reference = ReferenceFilter::with_options(default_patterns(), options);
-        for (chunk, expected) in case.chunks.iter().zip(case.outputs) {
-            let chunk = expand(chunk);
-            assert_eq!(
-                text(&filter.feed(&chunk)),
-                text(&expand(expected)),
-                "{}: feed",
-                case.name
-            );
-            assert_eq!(
-                text(&reference.feed(&chunk)),
-                text(&expand(expected)),
-                "{}: reference",
-                case.name
-            );
-        }
-        assert_eq!(
-            text(&filter.flush()),
-            text(&expand(case.flush)),
-            "{}: flush",
-            case.name
+        play(
+            &mut filter,
+            case.name,
+            case.chunks,
+            case.outputs,
+            case.flush,
         );
-        assert_eq!(
-            text(&reference.flush()),
-            text(&expand(case.flush)),
-            "{}: reference flush",
-            case.name
+        let mut reference = ReferenceFilter::with_options(default_patterns(), options);
+        play(
+            &mut reference,
+            case.name,
+            case.chunks,
+            case.outputs,
+            case.flush,
         );
         let strips: Vec<(String, StripReason, usize)> = filter
             .strips()
@@ -490,15 +499,7 @@ fn options_table() {
             .map(|&(span, reason, pattern)| (text(&expand(span)), reason, pattern))
             .collect();
         assert_eq!(strips, expected, "{}: strips", case.name);
-        assert_eq!(
-            filter.stripped_chars(),
-            expected
-                .iter()
-                .map(|(span, ..)| span.encode_utf16().count())
-                .sum::<usize>(),
-            "{}: strippedChars",
-            case.name
-        );
+        assert_counted(&filter, case.name);
     }
 }
 
