@@ -326,10 +326,8 @@ impl ScaffoldingFilter {
     /// owed text. If the callback throws, the text stays owed.
     fn announce_then_return<'env>(&self, js: Js, env: &'env Env) -> Result<JsString<'env>> {
         if let Some(on_strip) = &self.on_strip {
-            self.announcing.set(true);
-            let announced = self.announce(js, env, on_strip);
-            self.announcing.set(false);
-            announced?;
+            let _announcing = Announcing::start(&self.announcing);
+            self.announce(js, env, on_strip)?;
         }
         let mut state = self.state.borrow_mut();
         let text = env.create_string_utf16(&state.owed)?;
@@ -350,6 +348,23 @@ impl ScaffoldingFilter {
             self.announced.set(index + 1);
             js.call(on_strip.borrow_back(env)?.raw(), js.undefined()?, &[event])?;
         }
+    }
+}
+
+/// Marks the filter as inside `onStrip` for as long as it lives, so the
+/// mark goes however the announcing ends.
+struct Announcing<'a>(&'a Cell<bool>);
+
+impl<'a> Announcing<'a> {
+    fn start(flag: &'a Cell<bool>) -> Self {
+        flag.set(true);
+        Announcing(flag)
+    }
+}
+
+impl Drop for Announcing<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
     }
 }
 

@@ -91,7 +91,7 @@ pub struct Strip<'a> {
     pub pattern: usize,
 }
 
-/// Where a stripped span ends in [`ScaffoldingFilter::stripped`], and what
+/// Where a stripped span ends in the filter's `stripped` text, and what
 /// stripped it.
 #[derive(Clone, Copy, Debug)]
 struct StripRecord {
@@ -231,11 +231,6 @@ impl ScaffoldingFilter {
     /// Total length of the stripped spans, in code units.
     pub fn stripped_chars(&self) -> usize {
         self.stripped.len()
-    }
-
-    /// How many spans have been stripped.
-    pub fn strip_count(&self) -> usize {
-        self.strips.len()
     }
 
     /// The stripped spans, in the order they were stripped.
