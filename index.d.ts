@@ -14,14 +14,19 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * chunk by chunk, holding back only what could still become markup.
  *
  * Feed each `delta.content` to `feed()` and show what it returns; call
- * `flush()` when the stream ends. The output for every chunking is the
- * reference filter's. Lengths are UTF-16 code units, and the text is never
- * decoded: lone surrogates pass through, and a pair split across chunks
- * comes out whole once the outputs are joined.
+ * `flush()` when the stream ends. With no options, the output for every
+ * chunking is the reference filter's. Lengths are UTF-16 code units, and
+ * the text is never decoded: lone surrogates pass through, and a pair split
+ * across chunks comes out whole once the outputs are joined.
  */
 export declare class ScaffoldingFilter {
-  /** A filter for the default patterns (`SCAFFOLD_PATTERNS`). */
-  constructor()
+  /**
+   * A filter for the default patterns (`SCAFFOLD_PATTERNS`) with the
+   * reference filter's behaviour, or for the given options. Bad options
+   * are a `TypeError` (a `RangeError` for a `maxHeld` that is not a
+   * positive integer) naming the option, and the entry for a pattern.
+   */
+  constructor(options?: ScaffoldingFilterOptions)
   /**
    * Feeds the next chunk of streamed text and returns what can be shown
    * now: the chunk with complete markup removed, less any tail that could
@@ -31,9 +36,10 @@ export declare class ScaffoldingFilter {
    */
   feed(chunk: string): string
   /**
-   * Ends the stream: returns the held tail as it is (a partial marker or
-   * an unclosed span counts as text after all). The counters stay, and
-   * the filter can be fed again.
+   * Ends the stream: returns the held tail. A partial marker counts as
+   * text after all; so does a span that never closed, unless
+   * `openSpanAtEnd` is `'drop'`. The counters stay, and the filter can be
+   * fed again.
    */
   flush(): string
   /** Total `.length` of every span stripped so far. */
@@ -145,6 +151,13 @@ export interface LookupResultReading {
   readonly rows?: number
 }
 
+/**
+ * What `flush()` does with a span that never closed (and what happens to
+ * a span that outgrows `maxHeld`): `'emit'` returns it as text, as the
+ * reference filter does; `'drop'` strips it.
+ */
+export type OpenSpanPolicy = 'emit' | 'drop'
+
 /** One earlier tool result this run served, with the tool that produced it. */
 export interface ProducedResult {
   readonly toolName: string
@@ -173,6 +186,117 @@ export declare function readLookupResult(value: unknown, declaredAbsence: boolea
  * `new RegExp(source)`.
  */
 export declare const SCAFFOLD_PATTERNS: string[]
+
+/**
+ * Ready-made `patterns` for the model families whose tool-call markup is
+ * known to leak, for example
+ * `new ScaffoldingFilter({ patterns: SCAFFOLD_PRESETS.hermes })`.
+ */
+export declare const SCAFFOLD_PRESETS: ScaffoldPresets
+
+/**
+ * Options for `new ScaffoldingFilter(options)`. Every key is optional, and
+ * a key set to `undefined` counts as left out; a key that is not one of
+ * these is a `TypeError` (a misspelt option would otherwise be ignored
+ * without a word).
+ */
+export interface ScaffoldingFilterOptions {
+  /**
+   * What to strip: spans and tokens given as literal strings, for
+   * example `SCAFFOLD_PRESETS.hermes`. Left out: the default patterns
+   * (`SCAFFOLD_PATTERNS`). They follow the default's rules: the
+   * leftmost complete match is stripped, again and again; spans end at
+   * their first end. No two literals may be able to overlap in any text
+   * (one inside another, or the end of one being the start of another),
+   * no literal may be empty, a span's end may not equal its start, and
+   * the list may not be empty; a list that breaks a rule is a
+   * `TypeError` naming the entry and the reason.
+   */
+  readonly patterns?: ReadonlyArray<ScaffoldSpan | ScaffoldToken> | undefined
+  /**
+   * What `flush()` does with a span still open at the end: `'emit'`
+   * (the default, as the reference filter) returns it as text, `'drop'`
+   * strips it (reason `'unclosed-at-end'`). A partial marker at the end
+   * with no span open is text either way.
+   */
+  readonly openSpanAtEnd?: OpenSpanPolicy | undefined
+  /**
+   * Called once per stripped span, in strip order, synchronously before
+   * the `feed()` or `flush()` that stripped it returns; its return value
+   * is ignored. It may read this filter but not feed or flush it. If it
+   * throws, the strip stands and that call throws the exception; the
+   * next call first announces the remaining strips and returns the text
+   * the failed call did not, in front of its own.
+   */
+  readonly onStrip?: ((event: StripEvent) => void) | undefined
+  /**
+   * The most an open span may hold at the end of a `feed()`, in UTF-16
+   * code units (a positive integer). Past it, the span is settled at
+   * once as `openSpanAtEnd` says (`'emit'`: returned as text; `'drop'`:
+   * stripped, reason `'max-held'`), and the filter carries on with
+   * nothing held: what follows, the span's end marker included, is read
+   * as ordinary text. A span that opens and closes within one chunk is
+   * never held, so it is stripped whatever its length. Left out: no
+   * bound, as the reference filter.
+   */
+  readonly maxHeld?: number | undefined
+}
+
+/**
+ * Ready-made `patterns` for model families whose tool-call markup leaks
+ * into answer text, by name. Frozen, like every list and entry in it.
+ */
+export interface ScaffoldPresets {
+  /** Liquid AI LFM2: the default patterns. */
+  readonly lfm2: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** The Hermes format: Qwen 2.5 and 3, GLM 4.5, Granite 4. */
+  readonly hermes: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** Meta Llama 3.1 and later, built-in tool calls. */
+  readonly llama3: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** Mistral's tokenizers, v3 and later. */
+  readonly mistral: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** DeepSeek V3, with its full-width bars. */
+  readonly 'deepseek-v3': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** Moonshot Kimi K2. */
+  readonly 'kimi-k2': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+}
+
+/**
+ * A span pattern: `start`, then anything, up to and including the first
+ * `end` after it. Both are literal strings, not regular expressions.
+ */
+export interface ScaffoldSpan {
+  readonly start: string
+  readonly end: string
+}
+
+/** A token pattern: the literal string on its own. */
+export interface ScaffoldToken {
+  readonly token: string
+}
+
+/** One stripped span, as `onStrip` receives it. */
+export interface StripEvent {
+  /**
+   * The stripped text, whole. When the callback runs it is already
+   * counted in `strippedChars` and listed in `strippedSpans`.
+   */
+  readonly span: string
+  readonly reason: StripReason
+  /**
+   * The index of the pattern that stripped it: in `options.patterns`,
+   * or in `SCAFFOLD_PATTERNS` for the default patterns.
+   */
+  readonly pattern: number
+}
+
+/**
+ * Why a span was stripped: `'match'`, a complete match of a pattern;
+ * `'unclosed-at-end'`, a span still open at `flush()` under
+ * `openSpanAtEnd: 'drop'`; `'max-held'`, an open span that outgrew
+ * `maxHeld` under `openSpanAtEnd: 'drop'`.
+ */
+export type StripReason = 'match' | 'unclosed-at-end' | 'max-held'
 
 /** What a finding is about. */
 export interface SubjectRef {

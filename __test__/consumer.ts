@@ -114,3 +114,34 @@ const sources: RegExp[] = SCAFFOLD_PATTERNS.map((source) => new RegExp(source));
 void sources;
 // @ts-expect-error feed takes a string
 new ScaffoldingFilter().feed(42);
+
+// The filter's options, as a framework configures them per model family.
+import { SCAFFOLD_PRESETS } from 'seamguard';
+import type { ScaffoldingFilterOptions, ScaffoldPresets, ScaffoldSpan, ScaffoldToken, StripEvent, StripReason } from 'seamguard';
+
+const presetNames: Array<keyof ScaffoldPresets> = ['lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2'];
+void presetNames;
+function logStrip({ span, reason, pattern }: StripEvent): void {
+  const why: StripReason = reason;
+  console.warn(`stripped ${why} scaffolding (pattern ${pattern}): ${span.slice(0, 200)}`);
+}
+const configured = new ScaffoldingFilter({
+  patterns: SCAFFOLD_PRESETS['deepseek-v3'],
+  openSpanAtEnd: 'drop',
+  onStrip: logStrip,
+  maxHeld: 64 * 1024,
+});
+void configured;
+const custom: ReadonlyArray<ScaffoldSpan | ScaffoldToken> = [...SCAFFOLD_PRESETS.hermes, { token: '[TOOL_CALLS]' }];
+const fromConfig: { maxHeld: number | undefined } = { maxHeld: undefined };
+// Under exactOptionalPropertyTypes an option may still be passed as undefined.
+const options: ScaffoldingFilterOptions = { patterns: custom, maxHeld: fromConfig.maxHeld };
+new ScaffoldingFilter(options);
+// @ts-expect-error openSpanAtEnd is 'emit' or 'drop'
+new ScaffoldingFilter({ openSpanAtEnd: 'keep' });
+// @ts-expect-error a pattern is { start, end } or { token }
+new ScaffoldingFilter({ patterns: [{ start: '<a>' }] });
+// @ts-expect-error unknown options are refused (at run time too)
+new ScaffoldingFilter({ maxHold: 10 });
+// @ts-expect-error the presets are read-only
+SCAFFOLD_PRESETS.hermes = [];

@@ -23,6 +23,10 @@ impl Js {
         Js { env: env.raw() }
     }
 
+    pub fn raw_env(&self) -> sys::napi_env {
+        self.env
+    }
+
     /// Throws a `TypeError` with `message` and returns the error that lets
     /// it through to the caller.
     pub fn type_error(&self, message: &str) -> Error {
@@ -30,6 +34,22 @@ impl Js {
         // If throwing fails an exception is already pending; either way the
         // caller sees a JavaScript exception.
         unsafe { sys::napi_throw_type_error(self.env, ptr::null(), message.as_ptr()) };
+        Error::from_status(Status::PendingException)
+    }
+
+    /// Throws a `RangeError` with `message` (a value of the right type
+    /// outside what is allowed).
+    pub fn range_error(&self, message: &str) -> Error {
+        let message = CString::new(message.replace('\0', "\\0")).expect("no NUL left");
+        unsafe { sys::napi_throw_range_error(self.env, ptr::null(), message.as_ptr()) };
+        Error::from_status(Status::PendingException)
+    }
+
+    /// Throws a plain `Error` with `message` (a call that is not allowed
+    /// now, whatever its arguments).
+    pub fn error(&self, message: &str) -> Error {
+        let message = CString::new(message.replace('\0', "\\0")).expect("no NUL left");
+        unsafe { sys::napi_throw_error(self.env, ptr::null(), message.as_ptr()) };
         Error::from_status(Status::PendingException)
     }
 
@@ -116,6 +136,23 @@ impl Js {
         Ok(value)
     }
 
+    /// The object's own enumerable string keys, as `Object.keys` lists
+    /// them (running a Proxy's traps).
+    pub fn own_keys(&self, object: Handle) -> Result<Vec<Vec<u16>>> {
+        let mut names = ptr::null_mut();
+        check_status!(unsafe {
+            sys::napi_get_all_property_names(
+                self.env,
+                object,
+                sys::KeyCollectionMode::own_only,
+                sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+                sys::KeyConversion::numbers_to_strings,
+                &mut names,
+            )
+        })?;
+        (0..self.plain_array_len(names)?).map(|i| self.utf16(self.element(names, i)?)).collect()
+    }
+
     /// `object[index]`, running getters and Proxy traps.
     pub fn element(&self, object: Handle, index: u32) -> Result<Handle> {
         let mut value = ptr::null_mut();
@@ -177,6 +214,11 @@ impl Js {
             check_status!(unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), *value) })?;
         }
         Ok(object)
+    }
+
+    /// `object[name] = value`.
+    pub fn object_set(&self, object: Handle, name: &CStr, value: Handle) -> Result<()> {
+        check_status!(unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), value) })
     }
 
     pub fn array(&self, items: &[Handle]) -> Result<Handle> {

@@ -24,10 +24,81 @@
 //! and never rescans the held text. Ends are looked up in the chunk with a
 //! cursor that only moves forward, so a feed costs time proportional to the
 //! chunk (plus the text it strips or emits), never to what is held.
+//!
+//! Two options go beyond the reference ([`Options`]): what becomes of a span
+//! still open at the end ([`OpenSpanPolicy`]), and a bound on how much an
+//! open span may hold between feeds (`max_held`). Past the bound, the held
+//! span is settled as the flush would settle it, and the filter carries on
+//! in the normal state with nothing held.
 
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use super::registry::{find, Registry, Role};
+
+/// What becomes of a span that is still open when the stream ends (or when
+/// it outgrows [`Options::max_held`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OpenSpanPolicy {
+    /// Released as text, as the reference does: it never closed, so it may
+    /// not have been markup after all.
+    #[default]
+    Emit,
+    /// Stripped and recorded like any other span.
+    Drop,
+}
+
+/// How a filter treats open spans. The default is the reference's
+/// behaviour: emit at the end, no bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub open_span_at_end: OpenSpanPolicy,
+    /// The most an open span may hold at the end of a feed, in code units.
+    /// A span that opens and closes within one feed is never held, so it is
+    /// stripped whatever its length. `None`: no bound.
+    pub max_held: Option<NonZeroUsize>,
+}
+
+/// Why a span was stripped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StripReason {
+    /// A complete match of a pattern.
+    Match,
+    /// A span still open at the flush, under [`OpenSpanPolicy::Drop`].
+    UnclosedAtEnd,
+    /// A span that outgrew [`Options::max_held`], under
+    /// [`OpenSpanPolicy::Drop`].
+    MaxHeld,
+}
+
+impl StripReason {
+    /// The name JavaScript sees.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StripReason::Match => "match",
+            StripReason::UnclosedAtEnd => "unclosed-at-end",
+            StripReason::MaxHeld => "max-held",
+        }
+    }
+}
+
+/// One stripped span, with why and by which pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strip<'a> {
+    pub span: &'a [u16],
+    pub reason: StripReason,
+    /// The index of the pattern in the registry's list.
+    pub pattern: usize,
+}
+
+/// Where a stripped span ends in the filter's `stripped` text, and what
+/// stripped it.
+#[derive(Clone, Copy, Debug)]
+struct StripRecord {
+    end: usize,
+    reason: StripReason,
+    pattern: usize,
+}
 
 /// A span whose start is in the held text and whose end has not been seen.
 #[derive(Clone, Copy, Debug)]
@@ -65,6 +136,7 @@ const KEEP_CAPACITY: usize = 4096;
 #[derive(Debug)]
 pub struct ScaffoldingFilter {
     registry: Arc<Registry>,
+    options: Options,
     /// The held tail between feeds; during a feed, the text built so far.
     /// Between feeds it is either a proper prefix of an opening literal (at
     /// most [`Registry::max_partial`] units) or starts with an open span.
@@ -76,8 +148,8 @@ pub struct ScaffoldingFilter {
     next_end: Vec<NextEnd>,
     /// Every stripped span's text, back to back.
     stripped: Vec<u16>,
-    /// Where each stripped span ends in `stripped`.
-    stripped_ends: Vec<usize>,
+    /// One record per stripped span, in strip order.
+    strips: Vec<StripRecord>,
 }
 
 impl Default for ScaffoldingFilter {
@@ -92,21 +164,31 @@ impl ScaffoldingFilter {
         Self::with_registry(Registry::shared_default())
     }
 
-    /// A filter for any checked registry.
+    /// A filter for any checked registry, with the reference's options.
     pub fn with_registry(registry: Arc<Registry>) -> Self {
+        Self::with_options(registry, Options::default())
+    }
+
+    /// A filter for any checked registry and options.
+    pub fn with_options(registry: Arc<Registry>, options: Options) -> Self {
         let spans = registry.span_count();
         ScaffoldingFilter {
             registry,
+            options,
             held: Vec::new(),
             open: Vec::new(),
             next_end: vec![UNSEARCHED; spans],
             stripped: Vec::new(),
-            stripped_ends: Vec::new(),
+            strips: Vec::new(),
         }
     }
 
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    pub fn options(&self) -> Options {
+        self.options
     }
 
     /// Feeds one chunk and returns the text that can no longer become
@@ -121,7 +203,11 @@ impl ScaffoldingFilter {
         if chunk.is_empty() {
             return emit(&[]);
         }
-        let hold = self.absorb(chunk);
+        let mut hold = self.absorb(chunk);
+        if self.outgrown() {
+            self.settle_open_span(StripReason::MaxHeld);
+            hold = self.held.len();
+        }
         let emitted = emit(&self.held[..hold]);
         self.held.drain(..hold);
         for open in &mut self.open {
@@ -133,11 +219,12 @@ impl ScaffoldingFilter {
         emitted
     }
 
-    /// Ends the stream: returns the held tail as it is (a partial marker or
-    /// an unclosed span is content after all). The counters and spans stay;
-    /// the filter can be fed again.
+    /// Ends the stream: returns the held tail. A partial marker is content
+    /// after all; a span still open is settled by the open-span policy
+    /// (returned as text, or stripped). The counters and spans stay; the
+    /// filter can be fed again.
     pub fn flush(&mut self) -> Vec<u16> {
-        self.open.clear();
+        self.settle_open_span(StripReason::UnclosedAtEnd);
         std::mem::take(&mut self.held)
     }
 
@@ -148,14 +235,36 @@ impl ScaffoldingFilter {
 
     /// The stripped spans, in the order they were stripped.
     pub fn stripped_spans(&self) -> impl ExactSizeIterator<Item = &[u16]> + '_ {
-        self.stripped_ends.iter().enumerate().map(|(index, &end)| {
-            let start = if index == 0 {
-                0
-            } else {
-                self.stripped_ends[index - 1]
-            };
-            &self.stripped[start..end]
-        })
+        (0..self.strips.len()).map(|index| self.span_text(index))
+    }
+
+    /// Every strip with its reason and pattern, in strip order.
+    pub fn strips(&self) -> impl ExactSizeIterator<Item = Strip<'_>> + '_ {
+        (0..self.strips.len()).map(|index| self.strip_at(index))
+    }
+
+    /// The strip with this index (in strip order), if there is one.
+    pub fn strip(&self, index: usize) -> Option<Strip<'_>> {
+        (index < self.strips.len()).then(|| self.strip_at(index))
+    }
+
+    fn strip_at(&self, index: usize) -> Strip<'_> {
+        let StripRecord {
+            reason, pattern, ..
+        } = self.strips[index];
+        Strip {
+            span: self.span_text(index),
+            reason,
+            pattern,
+        }
+    }
+
+    fn span_text(&self, index: usize) -> &[u16] {
+        let start = match index {
+            0 => 0,
+            _ => self.strips[index - 1].end,
+        };
+        &self.stripped[start..self.strips[index].end]
     }
 
     /// The text held back for the next feed or the flush.
@@ -194,13 +303,14 @@ impl ScaffoldingFilter {
             return read;
         };
         let at = self.held.len() - literal.units.len();
+        let entry = literal.entry;
         match literal.role {
-            Role::Token => self.strip(at, &[]),
+            Role::Token => self.cut(at, &[], entry, StripReason::Match),
             Role::End(span) => {
                 if let Some(index) = self.open.iter().position(|open| open.span == span) {
                     let from = self.open[index].at;
                     self.open.truncate(index);
-                    self.strip(from, &[]);
+                    self.cut(from, &[], entry, StripReason::Match);
                 }
             }
             Role::Start(span) => {
@@ -208,7 +318,7 @@ impl ScaffoldingFilter {
                     match self.next_end(span, chunk, read) {
                         Some(end_at) => {
                             let through = end_at + self.registry.span_end(span).len();
-                            self.strip(at, &chunk[read..through]);
+                            self.cut(at, &chunk[read..through], entry, StripReason::Match);
                             return through;
                         }
                         None => self.open.push(OpenSpan { span, at }),
@@ -231,7 +341,8 @@ impl ScaffoldingFilter {
             });
             if let Some(through) = reach {
                 self.open.truncate(index);
-                self.strip(at, &chunk[..through]);
+                let entry = self.registry.span_entry(span);
+                self.cut(at, &chunk[..through], entry, StripReason::Match);
                 return through;
             }
         }
@@ -264,13 +375,41 @@ impl ScaffoldingFilter {
         at
     }
 
-    /// Records `held[from..] + through` as one stripped span and cuts it
-    /// from the held text.
-    fn strip(&mut self, from: usize, through: &[u16]) {
+    /// Records `held[from..] + through` as one span stripped by pattern
+    /// `entry`, and cuts it from the held text.
+    fn cut(&mut self, from: usize, through: &[u16], entry: usize, reason: StripReason) {
         self.stripped.extend_from_slice(&self.held[from..]);
         self.stripped.extend_from_slice(through);
-        self.stripped_ends.push(self.stripped.len());
+        self.strips.push(StripRecord {
+            end: self.stripped.len(),
+            reason,
+            pattern: entry,
+        });
         self.held.truncate(from);
+    }
+
+    /// Whether the open span holds more than `max_held` allows.
+    fn outgrown(&self) -> bool {
+        match (self.options.max_held, self.open.first()) {
+            (Some(most), Some(open)) => self.held.len() - open.at > most.get(),
+            _ => false,
+        }
+    }
+
+    /// Settles the outermost open span, and so every span opened inside it,
+    /// by the open-span policy: under `Emit` its text stays in `held` to be
+    /// emitted as text; under `Drop` it is stripped for `reason`. Either
+    /// way no span is open afterwards. Everything held from the outermost
+    /// start on belongs to the span, a trailing partial marker included.
+    fn settle_open_span(&mut self, reason: StripReason) {
+        let Some(&OpenSpan { span, at }) = self.open.first() else {
+            return;
+        };
+        self.open.clear();
+        if self.options.open_span_at_end == OpenSpanPolicy::Drop {
+            let entry = self.registry.span_entry(span);
+            self.cut(at, &[], entry, reason);
+        }
     }
 
     /// Where the held tail begins: at the outermost open span, else at the

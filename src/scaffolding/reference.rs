@@ -2,15 +2,33 @@
 //! the tests to compare against. It keeps the reference's shape on purpose
 //! (leftmost match, remove, rescan; then the hold rule), quadratic cost
 //! included, and takes a pattern list so that custom registries can be
-//! checked the same way. With the default patterns it is the reference.
+//! checked the same way. With the default patterns and options it is the
+//! reference.
+//!
+//! The two options go beyond the reference, so they are modelled here
+//! directly, on the reference's own terms: a span is open when the hold
+//! rule holds back at a span start; `Drop` at the flush strips the held
+//! text from that start; `max_held` looks at the held span once the feed's
+//! stripping and hold rule are done, and when it is too long settles it
+//! the way the flush would and holds nothing.
 
+use super::filter::{OpenSpanPolicy, Options, StripReason};
 use super::registry::{find, Pattern};
+
+/// A stripped span, with why and by which pattern (its index in the list).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stripped {
+    pub span: Vec<u16>,
+    pub reason: StripReason,
+    pub pattern: usize,
+}
 
 pub struct ReferenceFilter {
     patterns: Vec<Pattern>,
+    options: Options,
     pending: Vec<u16>,
     pub stripped_chars: usize,
-    pub stripped_spans: Vec<Vec<u16>>,
+    pub stripped: Vec<Stripped>,
 }
 
 fn find_from(haystack: &[u16], needle: &[u16], from: usize) -> Option<usize> {
@@ -22,12 +40,24 @@ fn find_from(haystack: &[u16], needle: &[u16], from: usize) -> Option<usize> {
 
 impl ReferenceFilter {
     pub fn new(patterns: Vec<Pattern>) -> Self {
+        Self::with_options(patterns, Options::default())
+    }
+
+    pub fn with_options(patterns: Vec<Pattern>, options: Options) -> Self {
         ReferenceFilter {
             patterns,
+            options,
             pending: Vec::new(),
             stripped_chars: 0,
-            stripped_spans: Vec::new(),
+            stripped: Vec::new(),
         }
+    }
+
+    pub fn stripped_spans(&self) -> Vec<Vec<u16>> {
+        self.stripped
+            .iter()
+            .map(|strip| strip.span.clone())
+            .collect()
     }
 
     pub fn feed(&mut self, chunk: &[u16]) -> Vec<u16> {
@@ -36,14 +66,54 @@ impl ReferenceFilter {
         }
         let mut buf = std::mem::take(&mut self.pending);
         buf.extend_from_slice(chunk);
-        let buf = self.strip_complete(buf);
+        let mut buf = self.strip_complete(buf);
         let hold = self.hold_index(&buf);
+        if let (Some(most), Some((start, _))) = (self.options.max_held, self.open_span(&buf)) {
+            if buf.len() - start > most.get() {
+                self.settle(&mut buf, StripReason::MaxHeld);
+                return buf;
+            }
+        }
         self.pending = buf[hold..].to_vec();
         buf[..hold].to_vec()
     }
 
     pub fn flush(&mut self) -> Vec<u16> {
-        std::mem::take(&mut self.pending)
+        let mut tail = std::mem::take(&mut self.pending);
+        self.settle(&mut tail, StripReason::UnclosedAtEnd);
+        tail
+    }
+
+    /// Under `Drop`, strips the open span at the end of `buf`, if any.
+    fn settle(&mut self, buf: &mut Vec<u16>, reason: StripReason) {
+        if self.options.open_span_at_end != OpenSpanPolicy::Drop {
+            return;
+        }
+        if let Some((start, pattern)) = self.open_span(buf) {
+            let span = buf.split_off(start);
+            self.stripped_chars += span.len();
+            self.stripped.push(Stripped {
+                span,
+                reason,
+                pattern,
+            });
+        }
+    }
+
+    /// The reference's span hold: the earliest span start with no end
+    /// after it, and its pattern.
+    fn open_span(&self, buf: &[u16]) -> Option<(usize, usize)> {
+        let mut open: Option<(usize, usize)> = None;
+        for (index, pattern) in self.patterns.iter().enumerate() {
+            if let Pattern::Span { start, end } = pattern {
+                if let Some(s) = find(buf, start) {
+                    if find_from(buf, end, s + 1).is_none() && open.is_none_or(|(o, _)| s < o) {
+                        open = Some((s, index));
+                    }
+                }
+            }
+        }
+        open
     }
 
     /// The match a regex search of one pattern finds: the leftmost start
@@ -60,12 +130,13 @@ impl ReferenceFilter {
         }
     }
 
-    fn leftmost_match(&self, buf: &[u16]) -> Option<(usize, usize)> {
-        let mut best: Option<(usize, usize)> = None;
-        for pattern in &self.patterns {
-            if let Some(found) = Self::search(pattern, buf) {
-                if best.is_none_or(|b| found.0 < b.0) {
-                    best = Some(found);
+    /// The leftmost match, its end, and its pattern's index.
+    fn leftmost_match(&self, buf: &[u16]) -> Option<(usize, usize, usize)> {
+        let mut best: Option<(usize, usize, usize)> = None;
+        for (index, pattern) in self.patterns.iter().enumerate() {
+            if let Some((start, end)) = Self::search(pattern, buf) {
+                if best.is_none_or(|b| start < b.0) {
+                    best = Some((start, end, index));
                 }
             }
         }
@@ -73,10 +144,13 @@ impl ReferenceFilter {
     }
 
     fn strip_complete(&mut self, mut buf: Vec<u16>) -> Vec<u16> {
-        while let Some((start, end)) = self.leftmost_match(&buf) {
+        while let Some((start, end, pattern)) = self.leftmost_match(&buf) {
             self.stripped_chars += end - start;
-            self.stripped_spans.push(buf[start..end].to_vec());
-            buf.drain(start..end);
+            self.stripped.push(Stripped {
+                span: buf.drain(start..end).collect(),
+                reason: StripReason::Match,
+                pattern,
+            });
         }
         buf
     }

@@ -138,6 +138,8 @@ pub(crate) enum Role {
 pub(crate) struct Literal {
     pub(crate) units: Vec<u16>,
     pub(crate) role: Role,
+    /// The index of the pattern it belongs to, in the list given.
+    pub(crate) entry: usize,
 }
 
 /// A checked, compiled pattern list (see the module docs for the check).
@@ -147,6 +149,8 @@ pub struct Registry {
     literals: Vec<Literal>,
     /// For each span, the units of its end literal.
     span_ends: Vec<Vec<u16>>,
+    /// For each span, the index of its pattern in the list given.
+    span_entries: Vec<usize>,
     /// Length of the longest literal that can open something (span starts
     /// and tokens; an end opens nothing).
     longest_opening: usize,
@@ -160,24 +164,29 @@ impl Registry {
         check_disjoint(&patterns)?;
         let mut literals = Vec::new();
         let mut span_ends = Vec::new();
-        for pattern in &patterns {
+        let mut span_entries = Vec::new();
+        for (entry, pattern) in patterns.iter().enumerate() {
             match pattern {
                 Pattern::Span { start, end } => {
                     let span = span_ends.len();
                     literals.push(Literal {
                         units: start.clone(),
                         role: Role::Start(span),
+                        entry,
                     });
                     literals.push(Literal {
                         units: end.clone(),
                         role: Role::End(span),
+                        entry,
                     });
                     span_ends.push(end.clone());
+                    span_entries.push(entry);
                 }
                 Pattern::Token { literal } => {
                     literals.push(Literal {
                         units: literal.clone(),
                         role: Role::Token,
+                        entry,
                     });
                 }
             }
@@ -197,6 +206,7 @@ impl Registry {
             patterns,
             literals,
             span_ends,
+            span_entries,
             longest_opening,
             last_units,
         })
@@ -232,6 +242,11 @@ impl Registry {
 
     pub(crate) fn span_end(&self, span: usize) -> &[u16] {
         &self.span_ends[span]
+    }
+
+    /// The index, in the list given, of the span's pattern.
+    pub(crate) fn span_entry(&self, span: usize) -> usize {
+        self.span_entries[span]
     }
 
     /// Position of the next unit in `text` that ends some literal: only
@@ -290,6 +305,16 @@ impl fmt::Display for Part<'_> {
 fn check_disjoint(patterns: &[Pattern]) -> Result<(), RegistryError> {
     let mut seen: Vec<Part<'_>> = Vec::new();
     for (entry, pattern) in patterns.iter().enumerate() {
+        if let Pattern::Span { start, end } = pattern {
+            if start == end && !start.is_empty() {
+                return Err(RegistryError {
+                    entry,
+                    reason:
+                        "its end is the same as its start, so no end could be told from a start"
+                            .into(),
+                });
+            }
+        }
         for (name, units) in pattern.parts() {
             if units.is_empty() {
                 return Err(RegistryError {

@@ -1,8 +1,10 @@
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-use super::reference::ReferenceFilter;
+use super::presets::{self, PresetPattern, PRESETS};
+use super::reference::{ReferenceFilter, Stripped};
 use super::registry::{default_patterns, Pattern, Registry, DEFAULT_PATTERN_SOURCES};
-use super::ScaffoldingFilter;
+use super::{OpenSpanPolicy, Options, ScaffoldingFilter, StripReason};
 
 const S: &str = "<|tool_call_start|>";
 const E: &str = "<|tool_call_end|>";
@@ -158,58 +160,80 @@ fn expand(template: &str) -> Vec<u16> {
     units(&template.replace("{S}", S).replace("{E}", E))
 }
 
+/// What a table row is played through: the filter, or the transcribed
+/// reference.
+trait Stream {
+    fn feed(&mut self, chunk: &[u16]) -> Vec<u16>;
+    fn flush(&mut self) -> Vec<u16>;
+}
+
+impl Stream for ScaffoldingFilter {
+    fn feed(&mut self, chunk: &[u16]) -> Vec<u16> {
+        ScaffoldingFilter::feed(self, chunk)
+    }
+    fn flush(&mut self) -> Vec<u16> {
+        ScaffoldingFilter::flush(self)
+    }
+}
+
+impl Stream for ReferenceFilter {
+    fn feed(&mut self, chunk: &[u16]) -> Vec<u16> {
+        ReferenceFilter::feed(self, chunk)
+    }
+    fn flush(&mut self) -> Vec<u16> {
+        ReferenceFilter::flush(self)
+    }
+}
+
+/// Feeds a row's chunks (`{S}` and `{E}` expanded), checking each output
+/// and then the flush.
+fn play(stream: &mut impl Stream, name: &str, chunks: &[&str], outputs: &[&str], flush: &str) {
+    assert_eq!(chunks.len(), outputs.len(), "{name}: one output per chunk");
+    for (chunk, expected) in chunks.iter().zip(outputs) {
+        assert_eq!(
+            text(&stream.feed(&expand(chunk))),
+            text(&expand(expected)),
+            "{name}: feed {chunk:?}"
+        );
+    }
+    assert_eq!(text(&stream.flush()), text(&expand(flush)), "{name}: flush");
+}
+
 #[test]
 fn table() {
     for case in CASES {
-        assert_eq!(
-            case.chunks.len(),
-            case.outputs.len(),
-            "{}: one output per chunk",
-            case.name
-        );
         let mut filter = ScaffoldingFilter::new();
-        for (chunk, expected) in case.chunks.iter().zip(case.outputs) {
-            assert_eq!(
-                text(&filter.feed(&expand(chunk))),
-                text(&expand(expected)),
-                "{}: feed {chunk:?}",
-                case.name
-            );
-        }
-        assert_eq!(
-            text(&filter.flush()),
-            text(&expand(case.flush)),
-            "{}: flush",
-            case.name
+        play(
+            &mut filter,
+            case.name,
+            case.chunks,
+            case.outputs,
+            case.flush,
         );
         let spans: Vec<String> = filter.stripped_spans().map(text).collect();
         let expected: Vec<String> = case.spans.iter().map(|span| text(&expand(span))).collect();
         assert_eq!(spans, expected, "{}: spans", case.name);
-        let total: usize = expected
-            .iter()
-            .map(|span| span.encode_utf16().count())
-            .sum();
-        assert_eq!(
-            filter.stripped_chars(),
-            total,
-            "{}: strippedChars",
-            case.name
-        );
+        assert_counted(&filter, case.name);
     }
+}
+
+/// `stripped_chars` is the total length of the stripped spans.
+fn assert_counted(filter: &ScaffoldingFilter, name: &str) {
+    let total: usize = filter.stripped_spans().map(<[u16]>::len).sum();
+    assert_eq!(filter.stripped_chars(), total, "{name}: strippedChars");
 }
 
 #[test]
 fn the_table_agrees_with_the_reference() {
     for case in CASES {
         let mut reference = ReferenceFilter::new(default_patterns());
-        for (chunk, expected) in case.chunks.iter().zip(case.outputs) {
-            assert_eq!(
-                text(&reference.feed(&expand(chunk))),
-                text(&expand(expected)),
-                "{}",
-                case.name
-            );
-        }
+        play(
+            &mut reference,
+            case.name,
+            case.chunks,
+            case.outputs,
+            case.flush,
+        );
     }
 }
 
@@ -283,6 +307,12 @@ fn registry_rejects_overlapping_literals_and_names_the_entry() {
         (
             vec![Pattern::token("<x>"), Pattern::span("<|a|>", "<|a|>")],
             1,
+            "its end is the same as its start",
+        ),
+        (vec![Pattern::span("<a>", "")], 0, "its end is empty"),
+        (
+            vec![Pattern::span("<a>", "</a>"), Pattern::token("</a>")],
+            1,
             "occurs inside",
         ),
         (vec![Pattern::token("aba")], 0, "could overlap"),
@@ -319,6 +349,257 @@ fn empty_registry_passes_everything_at_once() {
     let mut filter = ScaffoldingFilter::with_registry(Arc::new(Registry::new(Vec::new()).unwrap()));
     assert_eq!(text(&filter.feed(&expand("a{S}b"))), format!("a{S}b"));
     assert!(filter.held().is_empty());
+}
+
+/// One row of the options table: like [`Case`], with the options and each
+/// strip's reason and pattern (0 is the span, 1 `<|tool_calls|>`, 2
+/// `<|tool_call|>`).
+struct OptionCase {
+    name: &'static str,
+    policy: OpenSpanPolicy,
+    max_held: Option<usize>,
+    chunks: &'static [&'static str],
+    outputs: &'static [&'static str],
+    flush: &'static str,
+    strips: &'static [(&'static str, StripReason, usize)],
+}
+
+const OPTION_CASES: &[OptionCase] = &[
+    OptionCase {
+        name: "drop: an unclosed span is stripped at the flush",
+        policy: OpenSpanPolicy::Drop,
+        max_held: None,
+        chunks: &["a{S}xyz", "<|tool_call|>w"],
+        outputs: &["a", ""],
+        flush: "",
+        strips: &[
+            ("<|tool_call|>", StripReason::Match, 2),
+            ("{S}xyzw", StripReason::UnclosedAtEnd, 0),
+        ],
+    },
+    OptionCase {
+        name: "drop: a partial marker at the end is still text",
+        policy: OpenSpanPolicy::Drop,
+        max_held: None,
+        chunks: &["ab<|tool"],
+        outputs: &["ab"],
+        flush: "<|tool",
+        strips: &[],
+    },
+    OptionCase {
+        name: "drop: a partial marker inside an open span goes with the span",
+        policy: OpenSpanPolicy::Drop,
+        max_held: None,
+        chunks: &["{S}x<|tool_"],
+        outputs: &[""],
+        flush: "",
+        strips: &[("{S}x<|tool_", StripReason::UnclosedAtEnd, 0)],
+    },
+    OptionCase {
+        name: "emit: past max held the span is released as text, and its end is then content",
+        policy: OpenSpanPolicy::Emit,
+        max_held: Some(24),
+        chunks: &["a{S}", "01234", "5", "x{E}y"],
+        outputs: &["a", "", "{S}012345", "x{E}y"],
+        flush: "",
+        strips: &[],
+    },
+    OptionCase {
+        name: "drop: past max held the span is stripped, and the rest is ordinary text",
+        policy: OpenSpanPolicy::Drop,
+        max_held: Some(24),
+        chunks: &["a{S}", "01234", "5", "x<|tool_call|>{E}y"],
+        outputs: &["a", "", "", "x{E}y"],
+        flush: "",
+        strips: &[
+            ("{S}012345", StripReason::MaxHeld, 0),
+            ("<|tool_call|>", StripReason::Match, 2),
+        ],
+    },
+    OptionCase {
+        name: "max held: a span that closes within one feed is stripped whatever its length",
+        policy: OpenSpanPolicy::Drop,
+        max_held: Some(5),
+        chunks: &["a{S}0123456789{E}b"],
+        outputs: &["ab"],
+        flush: "",
+        strips: &[("{S}0123456789{E}", StripReason::Match, 0)],
+    },
+    OptionCase {
+        name: "max held: a token stripped inside the open span no longer counts",
+        policy: OpenSpanPolicy::Emit,
+        max_held: Some(24),
+        chunks: &["{S}0123", "<|tool_call|>4", "{E}z"],
+        outputs: &["", "", "z"],
+        flush: "",
+        strips: &[
+            ("<|tool_call|>", StripReason::Match, 2),
+            ("{S}01234{E}", StripReason::Match, 0),
+        ],
+    },
+    OptionCase {
+        name: "max held: a bound shorter than the start gives a span up as soon as it opens",
+        policy: OpenSpanPolicy::Emit,
+        max_held: Some(3),
+        chunks: &["a{S}b", "c{E}"],
+        outputs: &["a{S}b", "c{E}"],
+        flush: "",
+        strips: &[],
+    },
+    OptionCase {
+        name: "max held: after a release, the next start opens a span as usual",
+        policy: OpenSpanPolicy::Emit,
+        max_held: Some(20),
+        chunks: &["{S}ab", "{S}c", "{E}d"],
+        outputs: &["{S}ab", "", "d"],
+        flush: "",
+        strips: &[("{S}c{E}", StripReason::Match, 0)],
+    },
+    OptionCase {
+        name: "drop: the bound is checked at the end of a feed, the flush settles what is left",
+        policy: OpenSpanPolicy::Drop,
+        max_held: Some(30),
+        chunks: &["{S}ab"],
+        outputs: &[""],
+        flush: "",
+        strips: &[("{S}ab", StripReason::UnclosedAtEnd, 0)],
+    },
+];
+
+#[test]
+fn options_table() {
+    for case in OPTION_CASES {
+        let options = Options {
+            open_span_at_end: case.policy,
+            max_held: case.max_held.and_then(NonZeroUsize::new),
+        };
+        let mut filter = ScaffoldingFilter::with_options(Registry::shared_default(), options);
+        play(
+            &mut filter,
+            case.name,
+            case.chunks,
+            case.outputs,
+            case.flush,
+        );
+        let mut reference = ReferenceFilter::with_options(default_patterns(), options);
+        play(
+            &mut reference,
+            case.name,
+            case.chunks,
+            case.outputs,
+            case.flush,
+        );
+        let strips: Vec<(String, StripReason, usize)> = filter
+            .strips()
+            .map(|strip| (text(strip.span), strip.reason, strip.pattern))
+            .collect();
+        let expected: Vec<(String, StripReason, usize)> = case
+            .strips
+            .iter()
+            .map(|&(span, reason, pattern)| (text(&expand(span)), reason, pattern))
+            .collect();
+        assert_eq!(strips, expected, "{}: strips", case.name);
+        assert_counted(&filter, case.name);
+    }
+}
+
+#[test]
+fn strips_report_the_pattern_index_in_the_list_given() {
+    let patterns = vec![
+        Pattern::token("<t/>"),
+        Pattern::span("<a>", "</a>"),
+        Pattern::span("<b>", "</b>"),
+    ];
+    let registry = Arc::new(Registry::new(patterns).unwrap());
+    let mut filter = ScaffoldingFilter::with_options(
+        registry,
+        Options {
+            open_span_at_end: OpenSpanPolicy::Drop,
+            max_held: None,
+        },
+    );
+    assert_eq!(
+        text(&filter.feed(&units("<b>1</b><t/><a>2</a><a>x<b>y"))),
+        ""
+    );
+    assert!(filter.flush().is_empty());
+    let seen: Vec<(String, StripReason, usize)> = filter
+        .strips()
+        .map(|strip| (text(strip.span), strip.reason, strip.pattern))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("<b>1</b>".into(), StripReason::Match, 2),
+            ("<t/>".into(), StripReason::Match, 0),
+            ("<a>2</a>".into(), StripReason::Match, 1),
+            ("<a>x<b>y".into(), StripReason::UnclosedAtEnd, 1),
+        ]
+    );
+    assert_eq!(filter.strip(3).map(|strip| strip.pattern), Some(1));
+    assert!(filter.strip(4).is_none());
+}
+
+#[test]
+fn presets_are_usable_registries() {
+    let names: Vec<&str> = PRESETS.iter().map(|preset| preset.name).collect();
+    assert_eq!(
+        names,
+        [
+            "lfm2",
+            "hermes",
+            "llama3",
+            "mistral",
+            "deepseek-v3",
+            "kimi-k2"
+        ]
+    );
+    for preset in &PRESETS {
+        let registry = Registry::new(preset.to_patterns())
+            .unwrap_or_else(|error| panic!("{}: {error}", preset.name));
+        assert!(presets::preset(preset.name).is_some());
+        // Each pattern strips a whole occurrence of itself between text.
+        for (index, pattern) in preset.patterns.iter().enumerate() {
+            let markup = match *pattern {
+                PresetPattern::Span { start, end } => format!("{start}[call()]{end}"),
+                PresetPattern::Token(token) => token.to_string(),
+            };
+            let mut filter = ScaffoldingFilter::with_registry(Arc::new(
+                Registry::new(preset.to_patterns()).unwrap(),
+            ));
+            assert_eq!(
+                text(&filter.feed(&units(&format!("a{markup}b")))),
+                "ab",
+                "{}",
+                preset.name
+            );
+            let strip = filter.strips().next().unwrap();
+            assert_eq!(
+                (text(strip.span), strip.pattern),
+                (markup, index),
+                "{}",
+                preset.name
+            );
+        }
+        assert!(registry.max_partial() > 0);
+    }
+    assert_eq!(presets::LFM2.to_patterns(), default_patterns());
+    assert!(presets::preset("qwen").is_none());
+}
+
+#[test]
+fn the_deepseek_preset_is_spelled_with_full_width_bars_and_lower_blocks() {
+    let PresetPattern::Span { start, end } = presets::DEEPSEEK_V3.patterns[0] else {
+        panic!("a span");
+    };
+    for literal in [start, end] {
+        assert_eq!(literal.matches('\u{FF5C}').count(), 2, "{literal}");
+        assert_eq!(literal.matches('\u{2581}').count(), 2, "{literal}");
+        assert!(
+            !literal.contains('|') && !literal.contains('_'),
+            "{literal}"
+        );
+    }
 }
 
 /// A small deterministic generator (splitmix64), so the property tests need
@@ -416,6 +697,35 @@ fn settings() -> Vec<Setting> {
             fragments: with_surrogates(words(&["⟦", "⟧", "!", "x", "😀!"])),
         },
     ]
+    .into_iter()
+    .chain(PRESETS[1..].iter().map(|preset| Setting {
+        name: preset.name,
+        patterns: preset.to_patterns(),
+        fragments: with_surrogates(fragments_of(&preset.to_patterns())),
+    }))
+    .collect()
+}
+
+/// Fragments for random texts over a registry: each literal, its halves,
+/// its units, and a little plain text.
+fn fragments_of(patterns: &[Pattern]) -> Vec<Vec<u16>> {
+    let mut fragments = vec![units("x"), units(" ")];
+    for pattern in patterns {
+        let literals = match pattern {
+            Pattern::Span { start, end } => vec![start, end],
+            Pattern::Token { literal } => vec![literal],
+        };
+        for literal in literals {
+            let half = literal.len() / 2;
+            fragments.extend([
+                literal.clone(),
+                literal[..half].to_vec(),
+                literal[half..].to_vec(),
+            ]);
+            fragments.extend(literal.iter().map(|&unit| vec![unit]));
+        }
+    }
+    fragments
 }
 
 fn random_text(rng: &mut Rng, fragments: &[Vec<u16>], most: usize) -> Vec<u16> {
@@ -465,22 +775,34 @@ fn compare(
         let theirs = reference.feed(chunk);
         assert_eq!(ours, theirs, "{context}: feed {index} of {chunks:?}");
         emitted += ours.len();
-        if !filter.is_span_open() {
-            assert!(
-                filter.held().len() <= filter.registry().max_partial(),
-                "{context}: held {:?}",
-                filter.held()
-            );
-        }
+        let bound = match filter.options().max_held {
+            _ if !filter.is_span_open() => filter.registry().max_partial(),
+            Some(most) => most.get(),
+            None => usize::MAX,
+        };
+        assert!(
+            filter.held().len() <= bound,
+            "{context}: held {:?}",
+            filter.held()
+        );
     }
     let ours = filter.flush();
     assert_eq!(ours, reference.flush(), "{context}: flush after {chunks:?}");
     emitted += ours.len();
-    let spans: Vec<Vec<u16>> = filter.stripped_spans().map(<[u16]>::to_vec).collect();
+    let strips: Vec<Stripped> = filter
+        .strips()
+        .map(|strip| Stripped {
+            span: strip.span.to_vec(),
+            reason: strip.reason,
+            pattern: strip.pattern,
+        })
+        .collect();
     assert_eq!(
-        spans, reference.stripped_spans,
-        "{context}: spans of {chunks:?}"
+        strips, reference.stripped,
+        "{context}: strips of {chunks:?}"
     );
+    let spans: Vec<Vec<u16>> = filter.stripped_spans().map(<[u16]>::to_vec).collect();
+    assert_eq!(spans, reference.stripped_spans(), "{context}: spans");
     assert_eq!(
         filter.stripped_chars(),
         reference.stripped_chars,
@@ -494,44 +816,80 @@ fn compare(
     );
 }
 
+/// The option sets the property tests run under: the reference's, then
+/// each departure from it. `None` for the bound means a random one per
+/// round, small enough to be crossed often.
+const OPTION_KINDS: [(&str, OpenSpanPolicy, bool); 4] = [
+    ("emit", OpenSpanPolicy::Emit, false),
+    ("drop", OpenSpanPolicy::Drop, false),
+    ("emit, bounded", OpenSpanPolicy::Emit, true),
+    ("drop, bounded", OpenSpanPolicy::Drop, true),
+];
+
+fn random_options(rng: &mut Rng, policy: OpenSpanPolicy, bounded: bool) -> Options {
+    Options {
+        open_span_at_end: policy,
+        max_held: bounded.then(|| NonZeroUsize::new(1 + rng.below(40)).unwrap()),
+    }
+}
+
 #[test]
 fn matches_the_reference_on_random_texts_and_chunkings() {
+    // How often each reason came up, so that a change to the generators
+    // cannot quietly stop exercising a path.
+    let mut seen = [0usize; 3];
     for setting in settings() {
         let registry = Arc::new(Registry::new(setting.patterns.clone()).unwrap());
-        let mut rng = Rng(0x5EA4_6A7D);
-        for round in 0..3000 {
-            let mut filter = ScaffoldingFilter::with_registry(registry.clone());
-            let mut reference = ReferenceFilter::new(setting.patterns.clone());
-            let text = random_text(&mut rng, &setting.fragments, 24);
-            for cut in 0..3 {
-                let chunks = random_chunks(&mut rng, &text);
-                compare(
-                    &mut filter,
-                    &mut reference,
-                    &chunks,
-                    &format!("{} round {round} cut {cut}", setting.name),
-                );
+        for (kind, policy, bounded) in OPTION_KINDS {
+            let mut rng = Rng(0x5EA4_6A7D);
+            let rounds = if kind == "emit" { 3000 } else { 1500 };
+            for round in 0..rounds {
+                let options = random_options(&mut rng, policy, bounded);
+                let mut filter = ScaffoldingFilter::with_options(registry.clone(), options);
+                let mut reference =
+                    ReferenceFilter::with_options(setting.patterns.clone(), options);
+                let text = random_text(&mut rng, &setting.fragments, 24);
+                for cut in 0..3 {
+                    let chunks = random_chunks(&mut rng, &text);
+                    compare(
+                        &mut filter,
+                        &mut reference,
+                        &chunks,
+                        &format!(
+                            "{} ({kind} {options:?}) round {round} cut {cut}",
+                            setting.name
+                        ),
+                    );
+                }
+                for strip in filter.strips() {
+                    seen[strip.reason as usize] += 1;
+                }
             }
         }
     }
+    assert!(seen.iter().all(|&count| count > 1000), "{seen:?}");
 }
 
 #[test]
 fn long_streams_with_many_feeds_match_the_reference() {
     for setting in settings() {
         let registry = Arc::new(Registry::new(setting.patterns.clone()).unwrap());
-        let mut rng = Rng(0x10C4_57E3);
-        for round in 0..200 {
-            let mut filter = ScaffoldingFilter::with_registry(registry.clone());
-            let mut reference = ReferenceFilter::new(setting.patterns.clone());
-            let text = random_text(&mut rng, &setting.fragments, 200);
-            let chunks = random_chunks(&mut rng, &text);
-            compare(
-                &mut filter,
-                &mut reference,
-                &chunks,
-                &format!("{} long round {round}", setting.name),
-            );
+        for (kind, policy, bounded) in OPTION_KINDS {
+            let mut rng = Rng(0x10C4_57E3);
+            for round in 0..200 {
+                let options = random_options(&mut rng, policy, bounded);
+                let mut filter = ScaffoldingFilter::with_options(registry.clone(), options);
+                let mut reference =
+                    ReferenceFilter::with_options(setting.patterns.clone(), options);
+                let text = random_text(&mut rng, &setting.fragments, 200);
+                let chunks = random_chunks(&mut rng, &text);
+                compare(
+                    &mut filter,
+                    &mut reference,
+                    &chunks,
+                    &format!("{} ({kind} {options:?}) long round {round}", setting.name),
+                );
+            }
         }
     }
 }
@@ -626,6 +984,9 @@ struct Fixture {
 #[serde(rename_all = "camelCase")]
 struct FixtureCase {
     name: String,
+    /// In the registries fixture: the name of the registry the case ran.
+    #[serde(default)]
+    registry: Option<String>,
     rounds: Vec<FixtureRound>,
     spans: Vec<Units>,
     stripped_chars: usize,
@@ -638,37 +999,102 @@ struct FixtureRound {
     flush: Units,
 }
 
+#[derive(serde::Deserialize)]
+struct RegistryFixture {
+    registries: Vec<FixtureRegistry>,
+    cases: Vec<FixtureCase>,
+}
+
+#[derive(serde::Deserialize)]
+struct FixtureRegistry {
+    name: String,
+    #[serde(default)]
+    preset: Option<String>,
+    patterns: Vec<FixturePattern>,
+}
+
+/// A pattern as JavaScript writes it. The fixture's literals are plain
+/// text (no lone surrogates), so they read as `String`s.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum FixturePattern {
+    Span { start: String, end: String },
+    Token { token: String },
+}
+
+fn read_fixture<T: serde::de::DeserializeOwned>(name: &str) -> T {
+    let path = format!("{}/__test__/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Replays one golden case: every feed, every flush, then the spans.
+fn replay(filter: &mut ScaffoldingFilter, case: &FixtureCase) {
+    for round in &case.rounds {
+        for (chunk, expected) in round.chunks.iter().zip(&round.outputs) {
+            assert_eq!(
+                filter.feed(&chunk.0),
+                expected.0,
+                "{}: feed {:?}",
+                case.name,
+                text(&chunk.0)
+            );
+        }
+        assert_eq!(filter.flush(), round.flush.0, "{}: flush", case.name);
+    }
+    let spans: Vec<&[u16]> = filter.stripped_spans().collect();
+    let expected: Vec<&[u16]> = case.spans.iter().map(|span| &span.0[..]).collect();
+    assert_eq!(spans, expected, "{}: spans", case.name);
+    assert_eq!(
+        filter.stripped_chars(),
+        case.stripped_chars,
+        "{}: strippedChars",
+        case.name
+    );
+}
+
 #[test]
 fn replays_the_golden_vectors() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/__test__/fixtures/scaffolding.json"
-    );
-    let fixture: Fixture = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let fixture: Fixture = read_fixture("scaffolding.json");
     assert!(fixture.cases.len() > 1000);
     for case in &fixture.cases {
-        let mut filter = ScaffoldingFilter::new();
-        for round in &case.rounds {
-            for (chunk, expected) in round.chunks.iter().zip(&round.outputs) {
-                assert_eq!(
-                    filter.feed(&chunk.0),
-                    expected.0,
-                    "{}: feed {:?}",
-                    case.name,
-                    text(&chunk.0)
-                );
-            }
-            assert_eq!(filter.flush(), round.flush.0, "{}: flush", case.name);
+        replay(&mut ScaffoldingFilter::new(), case);
+    }
+}
+
+#[test]
+fn replays_the_golden_vectors_of_other_registries() {
+    let fixture: RegistryFixture = read_fixture("scaffolding-registries.json");
+    let mut registries = std::collections::HashMap::new();
+    for registry in &fixture.registries {
+        let patterns: Vec<Pattern> = registry
+            .patterns
+            .iter()
+            .map(|pattern| match pattern {
+                FixturePattern::Span { start, end } => Pattern::span(start, end),
+                FixturePattern::Token { token } => Pattern::token(token),
+            })
+            .collect();
+        if let Some(name) = &registry.preset {
+            let preset = presets::preset(name).expect("a preset of that name");
+            assert_eq!(
+                preset.to_patterns(),
+                patterns,
+                "{name}: the preset changed; regenerate the fixture"
+            );
         }
-        let spans: Vec<&[u16]> = filter.stripped_spans().collect();
-        let expected: Vec<&[u16]> = case.spans.iter().map(|span| &span.0[..]).collect();
-        assert_eq!(spans, expected, "{}: spans", case.name);
-        assert_eq!(
-            filter.stripped_chars(),
-            case.stripped_chars,
-            "{}: strippedChars",
-            case.name
-        );
+        let compiled = Arc::new(Registry::new(patterns).unwrap());
+        registries.insert(registry.name.as_str(), compiled);
+    }
+    let presets_seen = fixture
+        .registries
+        .iter()
+        .filter(|r| r.preset.is_some())
+        .count();
+    assert_eq!(presets_seen, PRESETS.len());
+    assert!(fixture.cases.len() > 2000);
+    for case in &fixture.cases {
+        let registry = registries[case.registry.as_deref().expect("a registry name")].clone();
+        replay(&mut ScaffoldingFilter::with_registry(registry), case);
     }
 }
 

@@ -1,0 +1,123 @@
+//! Ready-made registries for the model families whose tool-call markup is
+//! known to leak into answer text, kept here as data and nowhere else (the
+//! binding exports them to JavaScript as `SCAFFOLD_PRESETS`).
+//!
+//! Each preset lists the literals of its family's chat template or tokenizer
+//! configuration that surround a tool call. Only literals that mark the
+//! call as a whole are listed: the pieces inside a call (argument keys,
+//! separators) are stripped with the span that contains them.
+
+use super::registry::{Pattern, SPAN_END, SPAN_START, TOKENS};
+
+/// One pattern of a preset, as literal text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PresetPattern {
+    /// From `start` up to and including the first `end` after it.
+    Span {
+        start: &'static str,
+        end: &'static str,
+    },
+    /// The literal on its own.
+    Token(&'static str),
+}
+
+impl PresetPattern {
+    pub fn to_pattern(self) -> Pattern {
+        match self {
+            PresetPattern::Span { start, end } => Pattern::span(start, end),
+            PresetPattern::Token(literal) => Pattern::token(literal),
+        }
+    }
+}
+
+/// A named registry.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    /// The key in `SCAFFOLD_PRESETS`.
+    pub name: &'static str,
+    pub patterns: &'static [PresetPattern],
+}
+
+impl Preset {
+    pub fn to_patterns(&self) -> Vec<Pattern> {
+        self.patterns
+            .iter()
+            .map(|pattern| pattern.to_pattern())
+            .collect()
+    }
+}
+
+/// Liquid AI's LFM2: its chat template wraps each call in
+/// `<|tool_call_start|>…<|tool_call_end|>`. The two standalone tokens are
+/// the reference filter's; this preset is exactly the default registry.
+pub const LFM2: Preset = Preset {
+    name: "lfm2",
+    patterns: &[
+        PresetPattern::Span {
+            start: SPAN_START,
+            end: SPAN_END,
+        },
+        PresetPattern::Token(TOKENS[0]),
+        PresetPattern::Token(TOKENS[1]),
+    ],
+};
+
+/// The Hermes tool-call format, `<tool_call>…</tool_call>`, which the chat
+/// templates of Qwen 2.5 and Qwen 3, GLM 4.5 and IBM Granite 4 adopted.
+pub const HERMES: Preset = Preset {
+    name: "hermes",
+    patterns: &[PresetPattern::Span {
+        start: "<tool_call>",
+        end: "</tool_call>",
+    }],
+};
+
+/// Meta's Llama 3.1 and later: a built-in tool call starts with the
+/// `<|python_tag|>` special token and the message ends with `<|eom_id|>`
+/// (end of message, a tool result expected), as the model card's prompt
+/// format describes.
+pub const LLAMA3: Preset = Preset {
+    name: "llama3",
+    patterns: &[PresetPattern::Span {
+        start: "<|python_tag|>",
+        end: "<|eom_id|>",
+    }],
+};
+
+/// Mistral's tokenizers (v3 and later): the `[TOOL_CALLS]` control token
+/// precedes the calls' JSON, with no closing token, so only the token
+/// itself can be stripped.
+pub const MISTRAL: Preset = Preset {
+    name: "mistral",
+    patterns: &[PresetPattern::Token("[TOOL_CALLS]")],
+};
+
+/// DeepSeek V3's chat template: the calls sit between
+/// `<｜tool▁calls▁begin｜>` and `<｜tool▁calls▁end｜>`, spelled with
+/// full-width vertical bars (U+FF5C) and lower one-eighth blocks (U+2581),
+/// not ASCII.
+pub const DEEPSEEK_V3: Preset = Preset {
+    name: "deepseek-v3",
+    patterns: &[PresetPattern::Span {
+        start: "<\u{FF5C}tool\u{2581}calls\u{2581}begin\u{FF5C}>",
+        end: "<\u{FF5C}tool\u{2581}calls\u{2581}end\u{FF5C}>",
+    }],
+};
+
+/// Moonshot's Kimi K2: its tokenizer's special tokens put the calls in a
+/// section, `<|tool_calls_section_begin|>…<|tool_calls_section_end|>`.
+pub const KIMI_K2: Preset = Preset {
+    name: "kimi-k2",
+    patterns: &[PresetPattern::Span {
+        start: "<|tool_calls_section_begin|>",
+        end: "<|tool_calls_section_end|>",
+    }],
+};
+
+/// Every preset, in the order `SCAFFOLD_PRESETS` lists them.
+pub const PRESETS: [Preset; 6] = [LFM2, HERMES, LLAMA3, MISTRAL, DEEPSEEK_V3, KIMI_K2];
+
+/// The preset with this name.
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|preset| preset.name == name)
+}
