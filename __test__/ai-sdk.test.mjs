@@ -5,7 +5,7 @@ import { generateText, simulateReadableStream, streamText, wrapLanguageModel } f
 import { MockLanguageModelV3 } from 'ai/test';
 import { scaffoldingMiddleware } from 'seamguard/ai-sdk';
 
-import { OPTIONS_PENDING, bareOutputs, filterHonoursOptions, goldenChunkings } from './helpers.mjs';
+import { bareOutputs, goldenChunkings } from './helpers.mjs';
 
 const S = '<|tool_call_start|>';
 const E = '<|tool_call_end|>';
@@ -195,7 +195,7 @@ describe('wrapGenerate', () => {
 });
 
 // These need ScaffoldingFilter's options, which land in a parallel change.
-describe('passes options through', { skip: filterHonoursOptions() ? false : OPTIONS_PENDING }, () => {
+describe('passes options through', () => {
   it('wrapStream hands its options to the filter of every text id (onStrip)', async () => {
     const events = [];
     await streamedParts(

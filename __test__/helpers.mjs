@@ -49,17 +49,3 @@ export function goldenChunkings() {
   const fixture = JSON.parse(readFileSync(join(root, '__test__/fixtures/scaffolding.json'), 'utf8'));
   return fixture.cases.map(({ name, rounds }) => ({ name, chunks: rounds[0].chunks }));
 }
-
-/**
- * Whether ScaffoldingFilter acts on its constructor options yet. They land
- * in a parallel change; until then the adapters' passthrough tests skip.
- */
-export function filterHonoursOptions() {
-  let called = false;
-  const filter = new ScaffoldingFilter({ onStrip: () => (called = true) });
-  filter.feed('<|tool_call|>');
-  filter.flush();
-  return called;
-}
-
-export const OPTIONS_PENDING = 'ScaffoldingFilter does not act on options yet (they land with the filter-options change)';

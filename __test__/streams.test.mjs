@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 
 import { scaffoldingTransform, stripScaffolding } from 'seamguard/streams';
 
-import { OPTIONS_PENDING, bareOutputs, filterHonoursOptions, goldenChunkings } from './helpers.mjs';
+import { bareOutputs, goldenChunkings } from './helpers.mjs';
 
 const S = '<|tool_call_start|>';
 const E = '<|tool_call_end|>';
@@ -180,7 +180,7 @@ describe('stripScaffolding', () => {
 });
 
 // These need ScaffoldingFilter's options, which land in a parallel change.
-describe('passes options through', { skip: filterHonoursOptions() ? false : OPTIONS_PENDING }, () => {
+describe('passes options through', () => {
   const chunks = [`a${CALL}b<|tool_call`, `_start|>x${E}c`];
 
   it('scaffoldingTransform hands its options to its filter (onStrip)', async () => {
