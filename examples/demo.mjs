@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { emptyLookupOf, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter } = require('seamguard');
+const { emptyLookupOf, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter, SCAFFOLD_PRESETS } = require('seamguard');
 
 const wrap = (text, indent = '    ', width = 78) => {
   const lines = [];
@@ -65,32 +65,47 @@ callTool(3, 'call-3', 'port_for_device', { wwpn: 'ff:ff:ff:ff:ff:ff:ff:ff' });
 console.log('\nWhat the check cannot know:');
 console.log(wrap(EMPTY_LOOKUP_CEILING, '  '));
 
-// The model's streamed answer, as the provider delivers it: small deltas,
-// cut wherever the tokenizer cut them, with leaked markup inside.
-const answer =
-  'host-a (20:00:00:25:b5:aa:00:1f) is not logged in to any port on the collected switches. ' +
-  '<|tool_call_start|>[port_for_device(wwpn="20:00:00:25:b5:aa:00:1f")]<|tool_call_end|>' +
-  'Check the physical cabling <|tool_call|>first.';
-const deltas = [];
-for (let at = 0, size = 1; at < answer.length; at += size, size = 1 + ((size * 7) % 9)) {
-  deltas.push(answer.slice(at, at + size));
+// Streams `answer` through a filter in uneven deltas, printing what the
+// user sees as it flows (| marks a feed boundary) and each strip event at
+// the moment it happens.
+function streamThrough(title, answer, options) {
+  const deltas = [];
+  for (let at = 0, size = 1; at < answer.length; at += size, size = 1 + ((size * 7) % 9)) {
+    deltas.push(answer.slice(at, at + size));
+  }
+  console.log(`\n${title} (${deltas.length} deltas)`);
+  let line = '  ';
+  const onStrip = ({ span, reason, pattern }) => {
+    if (line.trim()) console.log(line);
+    const shown = span.length > 60 ? `${span.slice(0, 60)}…` : span;
+    console.log(`    ✂ stripped (${reason}, pattern ${pattern}): ${JSON.stringify(shown)}`);
+    line = '  ';
+  };
+  const filter = new ScaffoldingFilter({ ...options, onStrip });
+  const show = (visible) => {
+    if (!visible) return;
+    if (line.length + visible.length > 90) {
+      console.log(line);
+      line = '  ';
+    }
+    line += `${visible}|`;
+  };
+  for (const delta of deltas) show(filter.feed(delta));
+  show(filter.flush());
+  if (line.trim()) console.log(line);
+  console.log(`  → ${filter.strippedSpans.length} spans stripped, ${filter.strippedChars} UTF-16 units`);
 }
 
-console.log('\nseamguard demo: the stream seam\n');
-console.log(`The model streams ${deltas.length} deltas. What the user sees, as it flows (| marks a feed):`);
-const filter = new ScaffoldingFilter();
-let shown = '';
-const pieces = [];
-for (const delta of deltas) {
-  const visible = filter.feed(delta);
-  if (visible) pieces.push(visible);
-  shown += visible;
-}
-const tail = filter.flush();
-if (tail) pieces.push(tail);
-shown += tail;
-console.log(wrap(pieces.join('|'), '  ', 100));
-console.log('\nThe answer, joined:');
-console.log(wrap(shown, '  '));
-console.log(`\nStripped ${filter.strippedSpans.length} spans, ${filter.strippedChars} UTF-16 units:`);
-for (const span of filter.strippedSpans) console.log(`  ${JSON.stringify(span)}`);
+console.log('\nseamguard demo: the stream seam');
+streamThrough(
+  'An LFM2-style model answers, leaking its tool-call markup',
+  'host-a (20:00:00:25:b5:aa:00:1f) is not logged in to any port on the collected switches. ' +
+    '<|tool_call_start|>[port_for_device(wwpn="20:00:00:25:b5:aa:00:1f")]<|tool_call_end|>' +
+    'Check the physical cabling <|tool_call|>first.',
+);
+streamThrough(
+  'A Qwen-style model (the hermes preset) cuts off inside a call; openSpanAtEnd: drop',
+  'The lookup came back empty for host-a. <tool_call>{"name": "port_for_device", "arguments": {"wwpn": ' +
+    '"20:00:00:25:b5:aa:00:1f"}}</tool_call> I will retry. <tool_call>{"name": "fabric_inv',
+  { patterns: SCAFFOLD_PRESETS.hermes, openSpanAtEnd: 'drop' },
+);
