@@ -40,6 +40,14 @@ const NOT_STRINGS = [
 
 const passThrough = (thrown) => (error) => error === thrown;
 
+/** Runs `body` in a child process, which must exit cleanly having printed `expected`. */
+function childPrints(body, expected) {
+  const child = inChild(body, { timeout: 120_000 });
+  assert.equal(child.signal, null, child.stderr);
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout.trim(), expected);
+}
+
 describe('ScaffoldingFilter construction and receivers', () => {
   it('extra constructor arguments of any kind leave a working filter, or throw a TypeError', () => {
     // (Tolerant on purpose: an options argument is being added elsewhere.)
@@ -96,15 +104,14 @@ describe('ScaffoldingFilter construction and receivers', () => {
   });
 
   it('called without new, it throws a TypeError', { todo: 'it returns its receiver, wrapped as a filter, the first time' }, () => {
-    const child = inChild(`
+    childPrints(`
       try { const made = m.ScaffoldingFilter(); console.log(made === m ? 'the receiver' : typeof made); }
       catch (error) { console.log(error.constructor.name); }
-    `);
-    assert.equal(child.stdout.trim(), 'TypeError');
+    `, 'TypeError');
   });
 
   it('called without new, the process survives every way of doing it', () => {
-    const child = inChild(`
+    childPrints(`
       const { ScaffoldingFilter } = m;
       for (const call of [() => ScaffoldingFilter(), () => ScaffoldingFilter.call({}), () => Reflect.apply(ScaffoldingFilter, undefined, []),
                           () => ScaffoldingFilter.call(new ScaffoldingFilter()), () => ScaffoldingFilter()]) {
@@ -112,9 +119,7 @@ describe('ScaffoldingFilter construction and receivers', () => {
       }
       try { ScaffoldingFilter.prototype.feed.call(globalThis, 'x'); } catch {}
       console.log(new ScaffoldingFilter().feed('still <|tool_call|>fine'));
-    `);
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout.trim(), 'still fine');
+    `, 'still fine');
   });
 });
 
@@ -167,18 +172,16 @@ describe('ScaffoldingFilter.feed with hostile chunks', () => {
 
 describe('ScaffoldingFilter with 64 MB strings, each in its own process', () => {
   it('passes a 64M-unit chunk of plain text through whole', () => {
-    const child = inChild(`
+    childPrints(`
       const f = new m.ScaffoldingFilter();
       const big = 'a'.repeat(64 * 1024 * 1024);
       const out = f.feed(big);
       console.log(out.length === big.length, out === big, f.flush(), f.strippedChars);
-    `, { timeout: 120_000 });
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout.trim(), 'true true  0');
+    `, 'true true  0');
   });
 
   it('strips a 64 MB span fed whole, and one fed in 1 MB pieces', () => {
-    const child = inChild(`
+    childPrints(`
       const body = 'é'.repeat(32 * 1024 * 1024); // two-byte string: 64 MB of UTF-16
       const whole = new m.ScaffoldingFilter();
       const a = whole.feed('x' + '${S}' + body + '${E}' + 'y');
@@ -188,32 +191,26 @@ describe('ScaffoldingFilter with 64 MB strings, each in its own process', () => 
       b += pieces.feed('${E}y') + pieces.flush();
       const span = ${S.length} + body.length + ${E.length};
       console.log(a, b, whole.strippedChars === span, pieces.strippedChars === span, pieces.strippedSpans[0].length === span);
-    `, { timeout: 120_000 });
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout.trim(), 'xy xy true true true');
+    `, 'xy xy true true true');
   });
 
   it('strips five million tokens from one 65M-unit chunk', () => {
-    const child = inChild(`
+    childPrints(`
       const f = new m.ScaffoldingFilter();
       const count = 5_000_000;
       const out = f.feed('${CALL}'.repeat(count) + 'end');
       console.log(out, f.strippedChars === count * ${CALL.length}, f.strippedSpans.length === count);
-    `, { timeout: 120_000 });
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout.trim(), 'end true true');
+    `, 'end true true');
   });
 
   it('flushes an unclosed 64 MB span back as text', () => {
-    const child = inChild(`
+    childPrints(`
       const f = new m.ScaffoldingFilter();
       const body = '<|'.repeat(16 * 1024 * 1024);
       const out = f.feed('${S}' + body);
       const tail = f.flush();
       console.log(JSON.stringify(out), tail.length === ${S.length} + body.length, f.strippedChars);
-    `, { timeout: 120_000 });
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout.trim(), '"" true 0');
+    `, '"" true 0');
   });
 });
 
@@ -417,7 +414,7 @@ describe('emptyLookupOf: the remaining combinations', () => {
   });
 
   it('judges a 64 MB two-byte result and a 1M-unit leaf, in its own process', () => {
-    const child = inChild(`
+    childPrints(`
       const filler = 'ж'.repeat(16 * 1024 * 1024);
       const leaf = 'Ж'.repeat(1 << 20) + 'host-a';
       const text = filler + leaf.toLowerCase() + filler;
@@ -425,9 +422,7 @@ describe('emptyLookupOf: the remaining combinations', () => {
       const r = m.emptyLookupOf(call, [{ toolName: 'p', text }], 1);
       const [f] = r.findings;
       console.log(r.disposition, r.findings.length, f.predicate, f.witnesses[0].value === leaf, f.message.includes('Ж'.repeat(79) + '…'));
-    `, { timeout: 120_000 });
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout.trim(), 'checked-fail 1 leaf true true');
+    `, 'checked-fail 1 leaf true true');
   });
 });
 
@@ -435,10 +430,10 @@ describe('emptyLookupOf: the remaining combinations', () => {
 // writing this file. Both follow the rules as written (every path is its
 // own leaf; a new object is not a cycle), and both end the process on a
 // fatal out-of-memory error instead of an exception. They are skipped until
-// it is decided how the walk should bound its work (see the report).
-describe('unbounded work from hostile arguments (open)', { skip: 'kills the process today: see the hardening report' }, () => {
+// it is decided how the walk should bound its work.
+describe('unbounded work from hostile arguments (open)', { skip: 'each ends the process with a fatal out-of-memory error today' }, () => {
   it('a getter that returns a fresh object forever ends in an exception', () => {
-    const child = inChild(`
+    childPrints(`
       const deeper = () => ({ get next() { return deeper(); } });
       try { m.emptyLookupOf({ toolName: 't', toolCallId: 'c', args: deeper(), argumentsFrom: ['p'], reading: m.readLookupResult([], false) }, [{ toolName: 'p', text: 'x' }], 1); }
       catch (error) { console.log(error.constructor.name); }
@@ -482,8 +477,6 @@ describe('every entry point with every hostile value, in its own process', () =>
         }
       }
       console.log(thrown > 0 && returned > 0 ? 'survived' : 'odd', new m.ScaffoldingFilter().feed('ok'));
-    `);
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout.trim(), 'survived ok');
+    `, 'survived ok');
   });
 });
