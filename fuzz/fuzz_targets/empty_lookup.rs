@@ -195,12 +195,18 @@ impl Model<'_> {
     }
 }
 
+/// A finding reduced to what the model decides: the leaf's path, the leaf
+/// as chosen, and the tool whose result grounds it.
+type Join = (Vec<u16>, Vec<u16>, Vec<u16>);
+
+/// What the rules say: the disposition and the joins, or the failing read
+/// that ends the walk (`Err(None)`: too many paths to model).
 fn expected(
     nodes: &[Arg],
     empty: Option<bool>,
     from: &[Vec<u16>],
     produced: &[Produced],
-) -> std::result::Result<(Disposition, Vec<(Vec<u16>, Vec<u16>, Vec<u16>)>), Option<Thrown>> {
+) -> std::result::Result<(Disposition, Vec<Join>), Option<Thrown>> {
     let Some(empty) = empty else { return Ok((Disposition::NotApplicable, vec![])) };
     if !empty {
         return Ok((Disposition::CheckedPass, vec![]));
