@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
-declare -A RUNS=([filter]=500000 [empty_lookup]=700000)
+declare -A RUNS=([filter]=400000 [empty_lookup]=500000)
 targets=()
 while [ $# -gt 0 ] && [ -n "${RUNS[$1]+known}" ]; do
   targets+=("$1")
