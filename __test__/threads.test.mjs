@@ -30,10 +30,10 @@ it('four threads at once give their own right answers, and terminating them mid-
     }
 
     // Four threads that finish: every answer checked inside the worker.
-    const finishing = [0, 1, 2, 3].map((id) => start(id, 4000));
+    const finishing = [0, 1, 2, 3].map((id) => start(id, 10000));
     const codes = await Promise.all(finishing.map((s) => s.exited));
     for (const s of finishing) if (s.error) throw s.error;
-    console.log('finished', codes.join(','), finishing.every((s) => s.done && s.reports === 80));
+    console.log('finished', codes.join(','), finishing.every((s) => s.done && s.reports === 200));
 
     // Four threads stopped mid-work, once each has reported twice.
     const endless = [4, 5, 6, 7].map((id) => start(id, 1e9));
