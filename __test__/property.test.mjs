@@ -49,7 +49,7 @@ const stream = fc
     }),
   )
   .map(({ text, cuts, flushes }) => {
-    const at = [0, ...cuts.sort((a, b) => a - b), text.length];
+    const at = [0, ...[...cuts].sort((a, b) => a - b), text.length];
     const chunks = at.slice(1).map((end, i) => text.slice(at[i], end));
     return { chunks, flushes };
   });
