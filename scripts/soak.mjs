@@ -1,0 +1,131 @@
+// npm run soak: a million feeds and a million checks, then resident memory.
+//
+// Not part of npm test. The goal is that resident memory (rss) grows by
+// less than 10 MB between the end of a warm-up and the end of the run, with
+// a garbage collection forced at both points, so that what is left is what
+// the addon keeps and not what the collector has yet to take. Exits 1 when
+// the growth is over the goal.
+//
+// npm run soak pins V8's young generation at 1 MB (--max-semi-space-size=1).
+// Left to itself, V8 grows the young generation under the allocation rate
+// of half a million findings, up to 16 MB per semi-space, and keeps it:
+// about 26 MB of rss that is V8's and would be there for any JavaScript
+// allocating as fast, while its used heap stays at 3 MB. Run
+// `node --expose-gc scripts/soak.mjs` to see that figure.
+//
+// The feeds go to short streams (a fresh filter every 100 feeds, as a server
+// would make one per response) and to one filter that lives for the whole
+// run and never strips, so that its held buffer is all it keeps; the checks
+// alternate between findings, passes and unreachable calls, with readings
+// read from arrays and absences.
+//
+// The run yields to the event loop every thousand calls, as a server does
+// between requests. That matters: Node runs the finalizer that frees a
+// dropped filter's native memory only once the event loop turns, so a
+// synchronous loop that makes filters by the thousand keeps every one of
+// them until it ends (SOAK_YIELD_EVERY=0 shows it).
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { ScaffoldingFilter, emptyLookupOf, readLookupResult } = require('seamguard');
+
+const FEEDS = Number(process.env.SOAK_FEEDS ?? 1_000_000);
+const CHECKS = Number(process.env.SOAK_CHECKS ?? 1_000_000);
+const YIELD_EVERY = Number(process.env.SOAK_YIELD_EVERY ?? 1000);
+const WARM_UP = Number(process.env.SOAK_WARM_UP ?? 50_000);
+const GOAL_MB = 10;
+
+if (typeof globalThis.gc !== 'function') {
+  console.error('soak: run with node --expose-gc (npm run soak does)');
+  process.exit(2);
+}
+
+const CHUNKS = [
+  'Plain answer text, ',
+  'more of it <|tool_',
+  'call|> and a token, ',
+  '<|tool_call_start|>[read(path=',
+  "'x')]<|tool_call_end|> then text ",
+  'with 😀 and \uD83D',
+  '\uDE00 a pair split across chunks, ',
+  '<|tool_calls|><|tool_call|> done. ',
+];
+const PLAIN = 'ordinary prose with no markup at all, and a trailing <|too';
+
+const longLived = new ScaffoldingFilter();
+let stream = new ScaffoldingFilter();
+let emitted = 0;
+let feeds = 0;
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+const yieldNow = (i) => YIELD_EVERY > 0 && i % YIELD_EVERY === YIELD_EVERY - 1;
+
+async function feedSome(count) {
+  for (let i = 0; i < count; i++) {
+    if (yieldNow(i)) await turn();
+    if (feeds % 100 === 99) {
+      emitted += stream.flush().length;
+      stream = new ScaffoldingFilter();
+    }
+    if (feeds % 10 === 0) emitted += longLived.feed(PLAIN).length;
+    else emitted += stream.feed(CHUNKS[feeds % CHUNKS.length]).length;
+    feeds++;
+  }
+}
+
+const WWPN = '20:00:00:25:b5:aa:00:1f';
+const PRODUCED = [
+  { toolName: 'other_tool', text: 'nothing relevant here' },
+  { toolName: 'fabric_inventory', text: `devices: ${WWPN} (host-a), 20:00:00:25:b5:aa:00:2c (host-b)` },
+];
+let checks = 0;
+let findings = 0;
+
+async function checkSome(count) {
+  for (let i = 0; i < count; i++) {
+    if (yieldNow(i)) await turn();
+    const kind = checks % 4;
+    const call = {
+      toolName: 'port_for_device',
+      toolCallId: `call-${checks}`,
+      args: { wwpn: kind === 1 ? 'not-in-any-result' : WWPN, filter: { ports: [checks % 7, 'edge-1'] } },
+      argumentsFrom: kind === 2 ? ['undeclared'] : ['fabric_inventory'],
+      reading: kind === 3 ? readLookupResult(null, true) : readLookupResult([], false),
+    };
+    findings += emptyLookupOf(call, PRODUCED, checks).findings.length;
+    checks++;
+  }
+}
+
+/** Collects garbage and lets the finalizers that follow it run. */
+async function settle() {
+  for (let i = 0; i < 5; i++) {
+    globalThis.gc();
+    await turn();
+  }
+  return process.memoryUsage();
+}
+
+const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
+
+await feedSome(WARM_UP);
+await checkSome(WARM_UP);
+const warm = await settle();
+
+const started = process.hrtime.bigint();
+await feedSome(FEEDS);
+await checkSome(CHECKS);
+const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+const end = await settle();
+
+const growth = end.rss - warm.rss;
+const count = (n) => n.toLocaleString('en');
+console.log(`soak: ${count(FEEDS)} feeds and ${count(CHECKS)} checks after a warm-up of ${count(WARM_UP)} of each, in ${seconds.toFixed(1)} s (${count(findings)} findings filed, ${count(emitted)} units emitted, all told)`);
+console.log(`soak: rss after warm-up ${mb(warm.rss)} MB, at the end ${mb(end.rss)} MB, growth ${mb(growth)} MB (goal < ${GOAL_MB} MB)`);
+console.log(`soak: V8 heap used ${mb(warm.heapUsed)} -> ${mb(end.heapUsed)} MB of ${mb(warm.heapTotal)} -> ${mb(end.heapTotal)} MB, external ${mb(warm.external)} -> ${mb(end.external)} MB`);
+console.log(`soak: the long-lived filter holds ${longLived.flush().length} units and stripped ${longLived.strippedChars}`);
+if (growth >= GOAL_MB * 2 ** 20) {
+  console.log('soak: FAILED, resident memory grew past the goal');
+  process.exit(1);
+}
+console.log('soak: ok');
