@@ -49,17 +49,21 @@ function childPrints(body, expected) {
 }
 
 describe('ScaffoldingFilter construction and receivers', () => {
-  it('extra constructor arguments of any kind leave a working filter, or throw a TypeError', () => {
-    // (Tolerant on purpose: an options argument is being added elsewhere.)
-    for (const [, value] of NOT_STRINGS) {
+  it('options of every wrong kind are a TypeError naming options; a throwing trap passes through', () => {
+    for (const [index, [kind, value]] of NOT_STRINGS.entries()) {
+      const label = `NOT_STRINGS[${index}] (${kind})`;
+      const trapped = kind === 'object' && value !== null && (() => { try { Reflect.get(value, 'x'); return false; } catch { return true; } })();
       let filter;
       try {
         filter = new ScaffoldingFilter(value);
       } catch (error) {
-        assert.ok(error instanceof TypeError, String(error));
+        if (trapped) assert.equal(error.message, 'trap must not run', label);
+        else assert.ok(error instanceof TypeError && /options/.test(error.message), `${label}: ${error}`);
         continue;
       }
-      assert.equal(filter.feed(`a${CALL}b`), 'ab');
+      // Only the empty options (undefined, {}, a null-prototype object) construct.
+      assert.ok(value === undefined || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0), label);
+      assert.equal(filter.feed(`a${CALL}b`), 'ab', label);
     }
   });
 
