@@ -93,13 +93,14 @@ impl<V> Frame<V> {
     }
 }
 
-/// Calls `visit(path, leaf)` for every string leaf under `root`, in the
-/// order agentfootprint's generator yields them, reading values lazily in
-/// that same order.
+/// Calls `visit(path, value, units)` for every string leaf under `root`, in
+/// the order agentfootprint's generator yields them, reading values lazily
+/// in that same order. `value` is the leaf as the tree holds it, `units` its
+/// UTF-16 code units.
 pub fn walk_string_leaves<T: ArgsTree>(
     tree: &mut T,
     root: T::Value,
-    mut visit: impl FnMut(&LeafPath, Vec<u16>),
+    mut visit: impl FnMut(&LeafPath, &T::Value, Vec<u16>),
 ) -> Result<(), T::Error> {
     let mut path = LeafPath::default();
     let mut stack: Vec<Frame<T::Value>> = Vec::new();
@@ -110,7 +111,7 @@ pub fn walk_string_leaves<T: ArgsTree>(
         if let Some(value) = pending.take() {
             let frame = match tree.node(&value)? {
                 Node::Text(leaf) => {
-                    visit(&path, leaf);
+                    visit(&path, &value, leaf);
                     None
                 }
                 Node::List => Some(Frame::List { list: value, next: 0 }),
@@ -245,7 +246,7 @@ pub(crate) mod tests {
 
     fn leaves(root: Arg) -> Vec<(String, String)> {
         let mut found = Vec::new();
-        walk_string_leaves(&mut Plain::default(), root, |path, leaf| {
+        walk_string_leaves(&mut Plain::default(), root, |path, _, leaf| {
             found.push((String::from_utf16_lossy(&path.dotted()), String::from_utf16_lossy(&leaf)));
         })
         .unwrap();

@@ -1,0 +1,189 @@
+//! Grounds and needles: the texts a leaf is searched in, and the leaf as it
+//! is searched for.
+//!
+//! A ground is a declared producer's non-empty result, lower-cased exactly as
+//! `String.prototype.toLowerCase` would. Most tool output is ASCII, and for
+//! ASCII the lower-casing is a byte map and every needle that can occur in it
+//! is ASCII too; so such a text is kept one byte per unit and searched with
+//! `memchr`'s byte finder, which is built once per needle and reused for every
+//! ground. Any other text keeps its UTF-16 units. Either way the answer is
+//! the plain substring test of the rules.
+
+use super::MIN_CHECKED_LENGTH;
+use crate::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
+use memchr::memmem::Finder;
+
+/// Whether a result is a ground for a call: its producer is declared in the
+/// call's `argumentsFrom`, and its text is not empty.
+pub fn is_declared_ground(arguments_from: &[Vec<u16>], tool_name: &[u16], text_len: usize) -> bool {
+    text_len > 0 && arguments_from.iter().any(|declared| declared == tool_name)
+}
+
+/// A result's text, lower-cased, in the narrowest form that holds it exactly.
+#[derive(Debug, Clone)]
+pub enum Lowered {
+    /// Every unit was ASCII: one byte per unit.
+    Ascii(Vec<u8>),
+    /// Anything else, as UTF-16 code units.
+    Wide(Vec<u16>),
+}
+
+impl Lowered {
+    /// Lower-cases `text`.
+    pub fn of_units(text: &[u16]) -> Self {
+        if is_ascii(text) {
+            return Lowered::of_ascii(text.iter().map(|&unit| unit as u8).collect());
+        }
+        Lowered::Wide(to_lower(text).into_owned())
+    }
+
+    /// Lower-cases text that is known to be ASCII, one byte per unit, in
+    /// place.
+    pub fn of_ascii(mut text: Vec<u8>) -> Self {
+        debug_assert!(text.is_ascii());
+        text.make_ascii_lowercase();
+        Lowered::Ascii(text)
+    }
+
+    /// The heap this text keeps, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Lowered::Ascii(text) => text.capacity(),
+            Lowered::Wide(text) => text.capacity() * 2,
+        }
+    }
+
+    /// Whether `needle` occurs in this text.
+    pub fn contains(&self, needle: &Needle) -> bool {
+        match self {
+            // A needle with a non-ASCII unit cannot occur in ASCII text.
+            Lowered::Ascii(text) => needle.ascii.as_ref().is_some_and(|finder| finder.find(text).is_some()),
+            Lowered::Wide(text) => find(text, &needle.units).is_some(),
+        }
+    }
+}
+
+/// A leaf's value as the check searches for it: trimmed, at least
+/// [`MIN_CHECKED_LENGTH`] units long, lower-cased.
+pub struct Needle {
+    units: Vec<u16>,
+    /// A byte finder when every unit of the needle is ASCII.
+    ascii: Option<Finder<'static>>,
+}
+
+impl Needle {
+    /// The needle of `leaf`, or `None` when the trimmed leaf is under the
+    /// fence and is not judged.
+    pub fn of_leaf(leaf: &[u16]) -> Option<Self> {
+        let value = trim(leaf);
+        if value.len() < MIN_CHECKED_LENGTH {
+            return None;
+        }
+        let units = to_lower(value).into_owned();
+        let ascii = is_ascii(&units).then(|| {
+            let bytes: Vec<u8> = units.iter().map(|&unit| unit as u8).collect();
+            Finder::new(&bytes).into_owned()
+        });
+        Some(Needle { units, ascii })
+    }
+}
+
+/// Where a message quotes a leaf: `leaf[start..end]`, followed by `…` when
+/// `clipped`. It is the trimmed value, cut to at most
+/// [`super::MAX_QUOTED_UNITS`] units without splitting a surrogate pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quote {
+    pub start: usize,
+    pub end: usize,
+    pub clipped: bool,
+}
+
+impl Quote {
+    pub fn of_leaf(leaf: &[u16]) -> Self {
+        let trimmed = trim_range(leaf);
+        match clip_point(&leaf[trimmed.clone()], super::MAX_QUOTED_UNITS) {
+            None => Quote { start: trimmed.start, end: trimmed.end, clipped: false },
+            Some(keep) => Quote { start: trimmed.start, end: trimmed.start + keep, clipped: true },
+        }
+    }
+
+    /// The quoted text, `…` included.
+    pub fn text(&self, leaf: &[u16]) -> Vec<u16> {
+        let mut quoted = leaf[self.start..self.end].to_vec();
+        if self.clipped {
+            quoted.push(0x2026);
+        }
+        quoted
+    }
+}
+
+/// Where a needle is searched: a run's declared grounds, in `produced`
+/// order.
+pub trait Grounding {
+    /// No declared producer served a non-empty result.
+    fn is_unreachable(&self) -> bool;
+    /// The `produced` index of the first ground that contains `needle`.
+    fn first_containing(&mut self, needle: &Needle) -> Option<usize>;
+    /// The tool that produced result `index` (one `first_containing` gave).
+    fn producer(&self, index: usize) -> &[u16];
+}
+
+/// A ground's text before and after its first search.
+enum GroundText {
+    Raw(Vec<u16>),
+    Lowered(Lowered),
+}
+
+/// The declared grounds of one call, built from the call's `produced`
+/// list. A text given as raw units is lower-cased the first time a needle
+/// asks for it, so a needle found early spares the rest.
+#[derive(Default)]
+pub struct Grounds {
+    grounds: Vec<Ground>,
+}
+
+struct Ground {
+    index: usize,
+    producer: Vec<u16>,
+    text: GroundText,
+}
+
+impl Grounds {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds result `index` of `producer`, given as raw UTF-16 text.
+    pub fn push_units(&mut self, index: usize, producer: Vec<u16>, text: Vec<u16>) {
+        self.grounds.push(Ground { index, producer, text: GroundText::Raw(text) });
+    }
+
+    /// Adds result `index` of `producer`, already lower-cased.
+    pub fn push_lowered(&mut self, index: usize, producer: Vec<u16>, text: Lowered) {
+        self.grounds.push(Ground { index, producer, text: GroundText::Lowered(text) });
+    }
+}
+
+impl Grounding for Grounds {
+    fn is_unreachable(&self) -> bool {
+        self.grounds.is_empty()
+    }
+
+    fn first_containing(&mut self, needle: &Needle) -> Option<usize> {
+        for ground in &mut self.grounds {
+            if let GroundText::Raw(units) = &ground.text {
+                ground.text = GroundText::Lowered(Lowered::of_units(units));
+            }
+            let GroundText::Lowered(lowered) = &ground.text else { unreachable!("lowered just above") };
+            if lowered.contains(needle) {
+                return Some(ground.index);
+            }
+        }
+        None
+    }
+
+    fn producer(&self, index: usize) -> &[u16] {
+        let ground = self.grounds.iter().find(|ground| ground.index == index);
+        &ground.expect("an index first_containing gave").producer
+    }
+}
