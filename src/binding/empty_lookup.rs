@@ -7,9 +7,11 @@
 
 use super::js::{Handle, IsArray, Js};
 use crate::empty_lookup::{
-    self as core,
+    self as core, corpus,
+    ground::{is_declared_ground, Grounding, Grounds},
+    prose,
     walk::{ArgsTree, Node},
-    CallParts, Produced,
+    CallParts, Join, Produced,
 };
 use napi::bindgen_prelude::{Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
@@ -282,35 +284,10 @@ pub fn empty_lookup_of<'env>(
         return Err(bad("epoch", "a number", epoch));
     }
     let epoch = js.f64(epoch)?;
-    let reading = read_reading(js, call)?;
+    let reading = read_reading(js, "emptyLookupOf", call)?;
 
-    // `owner.name`, which must be a string; `what` names it in the error.
-    let string_at = |owner: Handle, name: &CStr, what: &dyn Fn() -> String| -> Result<Vec<u16>> {
-        let value = js.get(owner, name)?;
-        if js.type_of(value)? != ValueType::String {
-            return Err(bad(&what(), "a string", value));
-        }
-        js.utf16(value)
-    };
     let encounter = core::empty_lookup_of(&mut args, reading, epoch, |args| {
-        let tool_name = string_at(call, c"toolName", &|| "call.toolName".into())?;
-        let tool_call_id = string_at(call, c"toolCallId", &|| "call.toolCallId".into())?;
-        let call_args = js.get(call, c"args")?;
-        if js.type_of(call_args)? != ValueType::Object {
-            return Err(bad("call.args", "an object", call_args));
-        }
-        let from = js.get(call, c"argumentsFrom")?;
-        if !args.is_array.test(from)? {
-            return Err(bad("call.argumentsFrom", "an array of tool names", from));
-        }
-        let mut arguments_from = Vec::new();
-        for i in 0..args.is_array.len(from)? {
-            let name = js.element(from, i as u32)?;
-            if js.type_of(name)? != ValueType::String {
-                return Err(bad(&format!("call.argumentsFrom[{i}]"), "a string", name));
-            }
-            arguments_from.push(js.utf16(name)?);
-        }
+        let parts = read_call_parts(js, "emptyLookupOf", call, args)?;
         let mut results = Vec::new();
         for i in 0..args.is_array.len(produced)? {
             let entry = js.element(produced, i as u32)?;
@@ -318,25 +295,61 @@ pub fn empty_lookup_of<'env>(
                 return Err(bad(&format!("produced[{i}]"), "an object with toolName and text", entry));
             }
             results.push(Produced {
-                tool_name: string_at(entry, c"toolName", &|| format!("produced[{i}].toolName"))?,
-                text: string_at(entry, c"text", &|| format!("produced[{i}].text"))?,
+                tool_name: string_at(js, entry, c"toolName", &|| {
+                    format!("emptyLookupOf: produced[{i}].toolName")
+                })?,
+                text: string_at(js, entry, c"text", &|| format!("emptyLookupOf: produced[{i}].text"))?,
             });
         }
-        Ok((CallParts { tool_name, tool_call_id, args: call_args, arguments_from }, results))
+        Ok((parts, results))
     })?;
     Ok(js.unknown(encounter_to_js(js, &encounter)?))
 }
 
+/// `owner.name`, which must be a string; `what` names it in the error.
+fn string_at(js: Js, owner: Handle, name: &CStr, what: &dyn Fn() -> String) -> Result<Vec<u16>> {
+    let value = js.get(owner, name)?;
+    if js.type_of(value)? != ValueType::String {
+        return Err(js.wrong_type(&what(), "a string", value));
+    }
+    js.utf16(value)
+}
+
+/// Reads and checks the parts of `call` past its reading, in the order
+/// agentfootprint reads them; `who` names the caller in errors.
+fn read_call_parts(js: Js, who: &str, call: Handle, args: &mut LiveArgs) -> Result<CallParts<Handle>> {
+    let bad = |what: &str, must: &str, value: Handle| js.wrong_type(&format!("{who}: {what}"), must, value);
+    let tool_name = string_at(js, call, c"toolName", &|| format!("{who}: call.toolName"))?;
+    let tool_call_id = string_at(js, call, c"toolCallId", &|| format!("{who}: call.toolCallId"))?;
+    let call_args = js.get(call, c"args")?;
+    if js.type_of(call_args)? != ValueType::Object {
+        return Err(bad("call.args", "an object", call_args));
+    }
+    let from = js.get(call, c"argumentsFrom")?;
+    if !args.is_array.test(from)? {
+        return Err(bad("call.argumentsFrom", "an array of tool names", from));
+    }
+    let mut arguments_from = Vec::new();
+    for i in 0..args.is_array.len(from)? {
+        let name = js.element(from, i as u32)?;
+        if js.type_of(name)? != ValueType::String {
+            return Err(bad(&format!("call.argumentsFrom[{i}]"), "a string", name));
+        }
+        arguments_from.push(js.utf16(name)?);
+    }
+    Ok(CallParts { tool_name, tool_call_id, args: call_args, arguments_from })
+}
+
 /// `call.reading`: `undefined`, or an object with a boolean `empty` and a
 /// known `shape`.
-fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
+fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<core::Reading>> {
     let reading = js.get(call, c"reading")?;
     match js.type_of(reading)? {
         ValueType::Undefined => return Ok(None),
         ValueType::Object => {}
         _ => {
             return Err(js.wrong_type(
-                "emptyLookupOf: call.reading",
+                &format!("{who}: call.reading"),
                 "a LookupResultReading or undefined",
                 reading,
             ))
@@ -344,7 +357,7 @@ fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
     }
     let empty = js.get(reading, c"empty")?;
     if js.type_of(empty)? != ValueType::Boolean {
-        return Err(js.wrong_type("emptyLookupOf: call.reading.empty", "a boolean", empty));
+        return Err(js.wrong_type(&format!("{who}: call.reading.empty"), "a boolean", empty));
     }
     let empty = js.bool(empty)?;
     let shape = js.get(reading, c"shape")?;
@@ -357,7 +370,7 @@ fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
         _ => None,
     };
     let Some(shape) = shape else {
-        return Err(js.type_error("emptyLookupOf: call.reading.shape must be 'rowset' or 'absence'"));
+        return Err(js.type_error(&format!("{who}: call.reading.shape must be 'rowset' or 'absence'")));
     };
     // The count is informative only; the check never reads it.
     Ok(Some(core::Reading { shape, empty, rows: None }))
@@ -410,6 +423,224 @@ fn encounter_to_js(js: Js, encounter: &core::Encounter) -> Result<Handle> {
         (c"findings", js.array(&findings)?),
         (c"disposition", js.str(encounter.disposition.as_str())?),
     ])
+}
+
+// ---- The fast path's native half ---------------------------------------------
+//
+// `lib/index.cjs` answers the cases the reading decides on its own, reads the
+// call's fields and the produced list in JavaScript (where a property read
+// costs nanoseconds, not a boundary crossing), and builds the result objects
+// there from the compact answer below, with the prose templates of
+// `core::prose`. What is decided stays here: which results are grounds, the
+// leaf walk, the fence, and which leaf is grounded by which result. These
+// entries are left out of the typings; the package entry does not export
+// them.
+
+/// The templates and fixed phrases a JavaScript layer needs to build the
+/// same findings as [`encounter_to_js`]: `{ templates, emptyRowset,
+/// emptyAbsence, ceiling, ellipsis }`.
+#[napi(skip_typescript, catch_unwind, js_name = "emptyLookupProse")]
+pub fn empty_lookup_prose<'env>(env: &'env Env) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let mut templates = Vec::new();
+    for (name, template) in prose::TEMPLATES {
+        templates.push(js.array(&[js.str(name)?, js.str(template)?])?);
+    }
+    let prose = js.object(&[
+        (c"templates", js.array(&templates)?),
+        (c"emptyRowset", js.str(core::Shape::Rowset.empty_phrase())?),
+        (c"emptyAbsence", js.str(core::Shape::Absence.empty_phrase())?),
+        (c"ceiling", js.str(core::EMPTY_LOOKUP_CEILING)?),
+        (c"ellipsis", js.str("\u{2026}")?),
+    ])?;
+    Ok(js.unknown(prose))
+}
+
+/// Width of one join in the compact answer: `path, leaf, producer,
+/// quoteStart, quoteEnd, clipped`.
+const JOIN_WIDTH: usize = 6;
+
+/// The joins as one flat array, [`JOIN_WIDTH`] slots each; `leaf` is the
+/// argument's own string, handed back untouched.
+fn joins_to_js(js: Js, joins: &[Join<Handle>], producer: impl Fn(usize) -> Result<Handle>) -> Result<Handle> {
+    let mut flat = Vec::with_capacity(joins.len() * JOIN_WIDTH);
+    for join in joins {
+        flat.extend([
+            js.string(&join.path)?,
+            join.leaf,
+            producer(join.ground)?,
+            js.number(join.quote.start as f64)?,
+            js.number(join.quote.end as f64)?,
+            js.boolean(join.quote.clipped)?,
+        ]);
+    }
+    js.array(&flat)
+}
+
+/// The strings of a genuine array the JavaScript layer built.
+fn string_list(js: Js, list: Handle, what: &str) -> Result<Vec<Handle>> {
+    if !js.is_plain_array(list)? {
+        return Err(js.wrong_type(what, "an array of strings", list));
+    }
+    let mut strings = Vec::new();
+    for i in 0..js.plain_array_len(list)? {
+        let string = js.element(list, i)?;
+        if js.type_of(string)? != ValueType::String {
+            return Err(js.wrong_type(what, "an array of strings", list));
+        }
+        strings.push(string);
+    }
+    Ok(strings)
+}
+
+/// Which string leaves of `args` are grounded by which result, for a call
+/// whose reading is an empty one. `names[i]` and `texts[i]` are result `i`
+/// of `produced`. Returns `null` when no declared producer served a
+/// non-empty result, else the flat joins (`producer` is `names[i]`).
+#[napi(skip_typescript, catch_unwind, js_name = "emptyLookupJoins")]
+pub fn empty_lookup_joins<'env>(
+    env: &'env Env,
+    args: Unknown,
+    arguments_from: Unknown,
+    names: Unknown,
+    texts: Unknown,
+) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let utf16_all = |list: Vec<Handle>| -> Result<Vec<Vec<u16>>> {
+        list.into_iter().map(|name| js.utf16(name)).collect()
+    };
+    let arguments_from =
+        utf16_all(string_list(js, arguments_from.raw(), "emptyLookupJoins: argumentsFrom")?)?;
+    let names = string_list(js, names.raw(), "emptyLookupJoins: names")?;
+    let texts = string_list(js, texts.raw(), "emptyLookupJoins: texts")?;
+    if names.len() != texts.len() {
+        return Err(js.type_error("emptyLookupJoins: names and texts must be as long as each other"));
+    }
+    let mut grounds = Grounds::new();
+    for (index, (&name, &text)) in names.iter().zip(&texts).enumerate() {
+        let producer = js.utf16(name)?;
+        if is_declared_ground(&arguments_from, &producer, js.string_len(text)?) {
+            grounds.push_lowered(index, producer, js.lowered(text)?.0);
+        }
+    }
+    if grounds.is_unreachable() {
+        return Ok(js.unknown(js.null()?));
+    }
+    let joins = core::joins(&mut LiveArgs::new(js), args.raw(), &mut grounds)?;
+    Ok(js.unknown(joins_to_js(js, &joins, |index| Ok(names[index]))?))
+}
+
+/// Every result a run has served so far, each read and lower-cased once, as
+/// it is pushed. `corpus.emptyLookupOf(call, epoch)` judges a call exactly as
+/// `emptyLookupOf(call, <every result pushed, in order>, epoch)` does,
+/// without reading or lower-casing any earlier result again.
+///
+/// It keeps each result's text lower-cased (one byte per UTF-16 unit for
+/// ASCII text, two otherwise) and each distinct tool name once; not the
+/// original text.
+#[napi]
+pub struct ProducedCorpus {
+    inner: corpus::ProducedCorpus,
+}
+
+#[napi]
+impl ProducedCorpus {
+    /// An empty corpus, for one run.
+    #[napi(constructor, catch_unwind)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        ProducedCorpus { inner: corpus::ProducedCorpus::new() }
+    }
+
+    /// Appends a result as the run serves it. Throws a `TypeError` naming
+    /// the field when `result` is not an object or its `toolName` or `text`
+    /// is not a string.
+    #[napi(catch_unwind, ts_args_type = "result: ProducedResult")]
+    pub fn push(&mut self, env: &Env, result: Unknown) -> Result<()> {
+        let js = Js::new(env);
+        let result = result.raw();
+        if js.type_of(result)? != ValueType::Object {
+            return Err(js.wrong_type(
+                "ProducedCorpus.push: result",
+                "an object with toolName and text",
+                result,
+            ));
+        }
+        let tool_name =
+            string_at(js, result, c"toolName", &|| "ProducedCorpus.push: result.toolName".into())?;
+        let text = js.get(result, c"text")?;
+        if js.type_of(text)? != ValueType::String {
+            return Err(js.wrong_type("ProducedCorpus.push: result.text", "a string", text));
+        }
+        let (lowered, units) = js.lowered(text)?;
+        self.inner.push_lowered(&tool_name, lowered, units);
+        Ok(())
+    }
+
+    /// How many results were pushed.
+    #[napi(getter, catch_unwind)]
+    pub fn length(&self) -> u32 {
+        u32::try_from(self.inner.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Judges one finished call to an armed tool against every result
+    /// pushed so far, in push order: the same answer as `emptyLookupOf` with
+    /// that list as `produced`.
+    ///
+    /// @param call the call and what could be read of its result.
+    /// @param epoch the run iteration, stamped on every finding and witness.
+    #[napi(
+        catch_unwind,
+        js_name = "emptyLookupOf",
+        ts_args_type = "call: EmptyLookupCall, epoch: number",
+        ts_return_type = "EmptyLookupEncounter"
+    )]
+    pub fn empty_lookup_of<'env>(
+        &self,
+        env: &'env Env,
+        call: Unknown,
+        epoch: Unknown,
+    ) -> Result<Unknown<'env>> {
+        let js = Js::new(env);
+        let (call, epoch) = (call.raw(), epoch.raw());
+        let who = "ProducedCorpus.emptyLookupOf";
+        if js.type_of(call)? != ValueType::Object {
+            return Err(js.wrong_type(&format!("{who}: call"), "an EmptyLookupCall object", call));
+        }
+        if js.type_of(epoch)? != ValueType::Number {
+            return Err(js.wrong_type(&format!("{who}: epoch"), "a number", epoch));
+        }
+        let epoch = js.f64(epoch)?;
+        let reading = read_reading(js, who, call)?;
+        let encounter = core::empty_lookup_with(&mut LiveArgs::new(js), reading, epoch, |args| {
+            let parts = read_call_parts(js, who, call, args)?;
+            let grounds = self.inner.grounds(&parts.arguments_from);
+            Ok((parts, grounds))
+        })?;
+        Ok(js.unknown(encounter_to_js(js, &encounter)?))
+    }
+}
+
+/// The fast path's native half for a corpus: like [`empty_lookup_joins`],
+/// with the corpus as the produced list (`producer` is the tool's name).
+#[napi(skip_typescript, catch_unwind, js_name = "corpusJoins")]
+pub fn corpus_joins<'env>(
+    env: &'env Env,
+    corpus: &ProducedCorpus,
+    args: Unknown,
+    arguments_from: Unknown,
+) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let arguments_from = string_list(js, arguments_from.raw(), "corpusJoins: argumentsFrom")?
+        .into_iter()
+        .map(|name| js.utf16(name))
+        .collect::<Result<Vec<_>>>()?;
+    let mut grounds = corpus.inner.grounds(&arguments_from);
+    if grounds.is_unreachable() {
+        return Ok(js.unknown(js.null()?));
+    }
+    let joins = core::joins(&mut LiveArgs::new(js), args.raw(), &mut grounds)?;
+    Ok(js.unknown(joins_to_js(js, &joins, |index| js.string(grounds.producer(index)))?))
 }
 
 /// Past this depth the containers on the current path are tracked in a JS

@@ -7,6 +7,7 @@
 //! (a getter, a Proxy trap), the error is `PendingException` and the
 //! original exception is what reaches the caller.
 
+use crate::empty_lookup::ground::Lowered;
 use napi::{check_status, sys, Env, Error, Result, Status, ValueType};
 use std::ffi::{CStr, CString};
 use std::ptr;
@@ -88,6 +89,46 @@ impl Js {
         // SAFETY: napi initialised `written` units (and the NUL after them).
         unsafe { units.set_len(written) };
         Ok(())
+    }
+
+    /// A string's `.length`, in UTF-16 code units, without reading it.
+    pub fn string_len(&self, string: Handle) -> Result<usize> {
+        let mut length = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf16(self.env, string, ptr::null_mut(), 0, &mut length)
+        })?;
+        Ok(length)
+    }
+
+    /// The text of a string lower-cased once, and its `.length`. ASCII text
+    /// (its UTF-8 length equals its UTF-16 length only then) is read one
+    /// byte per unit, which for V8's one-byte strings is a plain copy; any
+    /// other text is read as UTF-16 units.
+    pub fn lowered(&self, string: Handle) -> Result<(Lowered, usize)> {
+        let length = self.string_len(string)?;
+        let mut utf8_length = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf8(self.env, string, ptr::null_mut(), 0, &mut utf8_length)
+        })?;
+        if utf8_length != length {
+            let units = self.utf16(string)?;
+            return Ok((Lowered::of_units(&units), length));
+        }
+        // napi writes a terminating NUL, so the buffer needs one byte more.
+        let mut bytes: Vec<u8> = Vec::with_capacity(length + 1);
+        let mut written = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_latin1(
+                self.env,
+                string,
+                bytes.as_mut_ptr().cast(),
+                length + 1,
+                &mut written,
+            )
+        })?;
+        // SAFETY: napi initialised `written` bytes (and the NUL after them).
+        unsafe { bytes.set_len(written) };
+        Ok((Lowered::of_ascii(bytes), length))
     }
 
     pub fn f64(&self, number: Handle) -> Result<f64> {
@@ -202,6 +243,12 @@ impl Js {
             sys::napi_create_string_utf8(self.env, text.as_ptr().cast(), text.len() as isize, &mut string)
         })?;
         Ok(string)
+    }
+
+    pub fn null(&self) -> Result<Handle> {
+        let mut null = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_null(self.env, &mut null) })?;
+        Ok(null)
     }
 
     pub fn number(&self, value: f64) -> Result<Handle> {
