@@ -88,6 +88,13 @@ function partsOf(who, call) {
   return { toolName, toolCallId, args, argumentsFrom };
 }
 
+/**
+ * Whether every unit of `text` is ASCII: only then does its UTF-8 length
+ * equal its length. V8 answers this with SIMD for a one-byte string, and it
+ * lets the native side read the text one byte per unit.
+ */
+const isAscii = (text) => Buffer.byteLength(text, 'utf8') === text.length;
+
 const quiet = (disposition) => ({ findings: [], disposition });
 const tool = (id) => ({ kind: 'tool', id });
 
@@ -143,7 +150,9 @@ function emptyLookupOf(call, produced, epoch) {
   const parts = partsOf(who, call);
   const names = [];
   const texts = [];
-  for (let i = 0, n = lengthOf(produced); i < n; i++) {
+  const count = lengthOf(produced);
+  const ascii = new Uint32Array(Math.ceil(count / 32));
+  for (let i = 0; i < count; i++) {
     const entry = produced[i];
     if (!isObject(entry)) throw wrongType(`${who}: produced[${i}]`, 'an object with toolName and text', entry);
     const toolName = entry.toolName;
@@ -152,26 +161,40 @@ function emptyLookupOf(call, produced, epoch) {
     if (typeof text !== 'string') throw wrongType(`${who}: produced[${i}].text`, 'a string', text);
     names.push(toolName);
     texts.push(text);
+    if (isAscii(text)) ascii[i >>> 5] |= 1 << (i & 31);
   }
-  const joins = native.emptyLookupJoins(parts.args, parts.argumentsFrom, names, texts);
+  const joins = native.emptyLookupJoins(parts.args, parts.argumentsFrom, names, texts, ascii);
   return encounterOf(joins, parts, reading.shape, epoch);
 }
 
-// A corpus's check takes the same path; the class stays the generated one.
+// A corpus takes the same paths; the class stays the generated one, and
+// only these two methods of its prototype are replaced.
 const { ProducedCorpus } = native;
-Object.defineProperty(ProducedCorpus.prototype, 'emptyLookupOf', {
-  ...Object.getOwnPropertyDescriptor(ProducedCorpus.prototype, 'emptyLookupOf'),
-  value: function emptyLookupOf(call, epoch) {
-    const who = 'ProducedCorpus.emptyLookupOf';
-    if (!isObject(call)) throw wrongType(`${who}: call`, 'an EmptyLookupCall object', call);
-    if (typeof epoch !== 'number') throw wrongType(`${who}: epoch`, 'a number', epoch);
-    const reading = readingOf(who, call);
-    if (reading === undefined) return quiet('not-applicable');
-    if (!reading.empty) return quiet('checked-pass');
-    const parts = partsOf(who, call);
-    const joins = native.corpusJoins(this, parts.args, parts.argumentsFrom);
-    return encounterOf(joins, parts, reading.shape, epoch);
-  },
+const replaceMethod = (name, value) => Object.defineProperty(ProducedCorpus.prototype, name, {
+  ...Object.getOwnPropertyDescriptor(ProducedCorpus.prototype, name),
+  value,
+});
+
+replaceMethod('push', function push(result) {
+  const who = 'ProducedCorpus.push';
+  if (!isObject(result)) throw wrongType(`${who}: result`, 'an object with toolName and text', result);
+  const toolName = result.toolName;
+  if (typeof toolName !== 'string') throw wrongType(`${who}: result.toolName`, 'a string', toolName);
+  const text = result.text;
+  if (typeof text !== 'string') throw wrongType(`${who}: result.text`, 'a string', text);
+  native.corpusPush(this, toolName, text, isAscii(text));
+});
+
+replaceMethod('emptyLookupOf', function emptyLookupOf(call, epoch) {
+  const who = 'ProducedCorpus.emptyLookupOf';
+  if (!isObject(call)) throw wrongType(`${who}: call`, 'an EmptyLookupCall object', call);
+  if (typeof epoch !== 'number') throw wrongType(`${who}: epoch`, 'a number', epoch);
+  const reading = readingOf(who, call);
+  if (reading === undefined) return quiet('not-applicable');
+  if (!reading.empty) return quiet('checked-pass');
+  const parts = partsOf(who, call);
+  const joins = native.corpusJoins(this, parts.args, parts.argumentsFrom);
+  return encounterOf(joins, parts, reading.shape, epoch);
 });
 
 exports.__napiBindingTarget = native.__napiBindingTarget;

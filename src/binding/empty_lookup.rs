@@ -5,7 +5,7 @@
 //! conversion can express, and its `args` are walked live (getters, Proxy
 //! traps and cycles included) through [`LiveArgs`].
 
-use super::js::{Handle, IsArray, Js};
+use super::js::{Builtin, Handle, IsArray, Js};
 use crate::empty_lookup::{
     self as core, corpus,
     ground::{is_declared_ground, Grounding, Grounds},
@@ -13,7 +13,7 @@ use crate::empty_lookup::{
     walk::{ArgsTree, Node},
     CallParts, Join, Produced,
 };
-use napi::bindgen_prelude::{Unknown, Utf16String};
+use napi::bindgen_prelude::{Uint32Array, Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 use std::ffi::CStr;
@@ -495,8 +495,10 @@ fn string_list(js: Js, list: Handle, what: &str) -> Result<Vec<Handle>> {
 
 /// Which string leaves of `args` are grounded by which result, for a call
 /// whose reading is an empty one. `names[i]` and `texts[i]` are result `i`
-/// of `produced`. Returns `null` when no declared producer served a
-/// non-empty result, else the flat joins (`producer` is `names[i]`).
+/// of `produced`; bit `i % 32` of `ascii[i / 32]` is set only when every
+/// unit of `texts[i]` is ASCII (see [`Js::lowered`]). Returns `null` when no
+/// declared producer served a non-empty result, else the flat joins
+/// (`producer` is `names[i]`).
 #[napi(skip_typescript, catch_unwind, js_name = "emptyLookupJoins")]
 pub fn empty_lookup_joins<'env>(
     env: &'env Env,
@@ -504,6 +506,7 @@ pub fn empty_lookup_joins<'env>(
     arguments_from: Unknown,
     names: Unknown,
     texts: Unknown,
+    ascii: Uint32Array,
 ) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     let utf16_all = |list: Vec<Handle>| -> Result<Vec<Vec<u16>>> {
@@ -517,10 +520,12 @@ pub fn empty_lookup_joins<'env>(
         return Err(js.type_error("emptyLookupJoins: names and texts must be as long as each other"));
     }
     let mut grounds = Grounds::new();
+    let mut scratch = Vec::new();
     for (index, (&name, &text)) in names.iter().zip(&texts).enumerate() {
         let producer = js.utf16(name)?;
         if is_declared_ground(&arguments_from, &producer, js.string_len(text)?) {
-            grounds.push_lowered(index, producer, js.lowered(text)?.0);
+            let is_ascii = ascii.get(index / 32).is_some_and(|bits| bits >> (index % 32) & 1 == 1);
+            grounds.push_lowered(index, producer, js.lowered(text, is_ascii, &mut scratch)?.0);
         }
     }
     if grounds.is_unreachable() {
@@ -572,7 +577,7 @@ impl ProducedCorpus {
         if js.type_of(text)? != ValueType::String {
             return Err(js.wrong_type("ProducedCorpus.push: result.text", "a string", text));
         }
-        let (lowered, units) = js.lowered(text)?;
+        let (lowered, units) = js.lowered(text, false, &mut Vec::new())?;
         self.inner.push_lowered(&tool_name, lowered, units);
         Ok(())
     }
@@ -621,6 +626,28 @@ impl ProducedCorpus {
     }
 }
 
+/// `ProducedCorpus.push` for the JavaScript layer, which has checked the
+/// fields and says whether `text` is all ASCII (see [`Js::lowered`]).
+#[napi(skip_typescript, catch_unwind, js_name = "corpusPush")]
+pub fn corpus_push(
+    env: &Env,
+    corpus: &mut ProducedCorpus,
+    tool_name: Unknown,
+    text: Unknown,
+    ascii: bool,
+) -> Result<()> {
+    let js = Js::new(env);
+    let [tool_name, text] = [tool_name.raw(), text.raw()];
+    for value in [tool_name, text] {
+        if js.type_of(value)? != ValueType::String {
+            return Err(js.wrong_type("corpusPush: toolName and text", "strings", value));
+        }
+    }
+    let (lowered, units) = js.lowered(text, ascii, &mut Vec::new())?;
+    corpus.inner.push_lowered(&js.utf16(tool_name)?, lowered, units);
+    Ok(())
+}
+
 /// The fast path's native half for a corpus: like [`empty_lookup_joins`],
 /// with the corpus as the produced list (`producer` is the tool's name).
 #[napi(skip_typescript, catch_unwind, js_name = "corpusJoins")]
@@ -667,10 +694,7 @@ impl LiveArgs {
         let js = self.js;
         let (object, entries) = match self.object_entries {
             Some(found) => found,
-            None => {
-                let object = js.get(js.global()?, c"Object")?;
-                *self.object_entries.insert((object, js.get(object, c"entries")?))
-            }
+            None => *self.object_entries.insert(js.builtin(Builtin::ObjectEntries)?),
         };
         let pairs = js.call(entries, object, &[record])?;
         let count = js.plain_array_len(pairs)?;

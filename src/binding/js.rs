@@ -100,20 +100,19 @@ impl Js {
         Ok(length)
     }
 
-    /// The text of a string lower-cased once, and its `.length`. ASCII text
-    /// (its UTF-8 length equals its UTF-16 length only then) is read one
-    /// byte per unit, which for V8's one-byte strings is a plain copy; any
-    /// other text is read as UTF-16 units.
-    pub fn lowered(&self, string: Handle) -> Result<(Lowered, usize)> {
-        let length = self.string_len(string)?;
-        let mut utf8_length = 0;
-        check_status!(unsafe {
-            sys::napi_get_value_string_utf8(self.env, string, ptr::null_mut(), 0, &mut utf8_length)
-        })?;
-        if utf8_length != length {
-            let units = self.utf16(string)?;
-            return Ok((Lowered::of_units(&units), length));
+    /// The text of a string lower-cased once, and its `.length`.
+    ///
+    /// `ascii` is the caller's word that every unit is ASCII (the package's
+    /// JavaScript layer learns it from `Buffer.byteLength`, which V8 answers
+    /// with SIMD for one-byte strings): such text is read one byte per unit,
+    /// a plain copy of a one-byte string, straight into the buffer that is
+    /// kept. Any other text is read as UTF-16 units through `scratch`.
+    pub fn lowered(&self, string: Handle, ascii: bool, scratch: &mut Vec<u16>) -> Result<(Lowered, usize)> {
+        if !ascii {
+            self.utf16_into(string, scratch)?;
+            return Ok((Lowered::of_units(scratch), scratch.len()));
         }
+        let length = self.string_len(string)?;
         // napi writes a terminating NUL, so the buffer needs one byte more.
         let mut bytes: Vec<u8> = Vec::with_capacity(length + 1);
         let mut written = 0;
@@ -128,6 +127,12 @@ impl Js {
         })?;
         // SAFETY: napi initialised `written` bytes (and the NUL after them).
         unsafe { bytes.set_len(written) };
+        if !bytes.is_ascii() {
+            // A byte past ASCII shows the word was wrong (V8 cut two-byte
+            // units to their low byte); read the units instead. A cut that
+            // lands in ASCII cannot be seen here, so the word must be true.
+            return self.lowered(string, false, scratch);
+        }
         Ok((Lowered::of_ascii(bytes), length))
     }
 
@@ -276,6 +281,67 @@ impl Js {
     }
 }
 
+/// JavaScript built-ins the binding calls, each with the receiver it is
+/// looked up on.
+#[derive(Clone, Copy)]
+pub enum Builtin {
+    ArrayIsArray,
+    ObjectEntries,
+}
+
+/// `[Array, Array.isArray, Object, Object.entries]`, per env, held by napi
+/// references so that a call does not look them up by name again (a named
+/// lookup from Rust costs a few hundred nanoseconds). An env's entry is
+/// dropped by a cleanup hook when the env goes away.
+type BuiltinRefs = [sys::napi_ref; 4];
+
+thread_local! {
+    static BUILTINS: std::cell::RefCell<Vec<(usize, BuiltinRefs)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+unsafe extern "C" fn forget_builtins(env: *mut std::ffi::c_void) {
+    BUILTINS.with(|builtins| builtins.borrow_mut().retain(|(known, _)| *known != env as usize));
+}
+
+impl Js {
+    /// `(receiver, function)` of a built-in, as it was on this env's first
+    /// use.
+    pub fn builtin(&self, which: Builtin) -> Result<(Handle, Handle)> {
+        let key = self.env as usize;
+        let known = BUILTINS
+            .with(|builtins| builtins.borrow().iter().find(|(env, _)| *env == key).map(|(_, refs)| *refs));
+        let refs = match known {
+            Some(refs) => refs,
+            None => {
+                let global = self.global()?;
+                let array = self.get(global, c"Array")?;
+                let object = self.get(global, c"Object")?;
+                let values = [array, self.get(array, c"isArray")?, object, self.get(object, c"entries")?];
+                let mut refs: BuiltinRefs = [ptr::null_mut(); 4];
+                for (slot, value) in refs.iter_mut().zip(values) {
+                    check_status!(unsafe { sys::napi_create_reference(self.env, value, 1, slot) })?;
+                }
+                check_status!(unsafe {
+                    sys::napi_add_env_cleanup_hook(self.env, Some(forget_builtins), self.env.cast())
+                })?;
+                BUILTINS.with(|builtins| builtins.borrow_mut().push((key, refs)));
+                refs
+            }
+        };
+        let (receiver, function) = match which {
+            Builtin::ArrayIsArray => (refs[0], refs[1]),
+            Builtin::ObjectEntries => (refs[2], refs[3]),
+        };
+        Ok((self.referenced(receiver)?, self.referenced(function)?))
+    }
+
+    fn referenced(&self, reference: sys::napi_ref) -> Result<Handle> {
+        let mut value = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_reference_value(self.env, reference, &mut value) })?;
+        Ok(value)
+    }
+}
+
 /// `Array.isArray`, looked up once per call: unlike `napi_is_array` it sees
 /// through a Proxy whose target is an array.
 pub struct IsArray {
@@ -298,11 +364,7 @@ impl IsArray {
         }
         let (array, is_array) = match self.array_is_array {
             Some(found) => found,
-            None => {
-                let array = js.get(js.global()?, c"Array")?;
-                let found = (array, js.get(array, c"isArray")?);
-                *self.array_is_array.insert(found)
-            }
+            None => *self.array_is_array.insert(js.builtin(Builtin::ArrayIsArray)?),
         };
         js.bool(js.call(is_array, array, &[value])?)
     }

@@ -31,8 +31,17 @@ pub enum Lowered {
 impl Lowered {
     /// Lower-cases `text`.
     pub fn of_units(text: &[u16]) -> Self {
-        if is_ascii(text) {
-            return Lowered::of_ascii(text.iter().map(|&unit| unit as u8).collect());
+        // One pass that narrows, lower-cases and notes whether any unit was
+        // past ASCII; it vectorises, where three separate passes did not.
+        let mut bytes = vec![0u8; text.len()];
+        let mut seen = 0u16;
+        for (byte, &unit) in bytes.iter_mut().zip(text) {
+            seen |= unit;
+            let narrow = unit as u8;
+            *byte = narrow | (u8::from(narrow.wrapping_sub(b'A') < 26) << 5);
+        }
+        if seen < 0x80 {
+            return Lowered::Ascii(bytes);
         }
         Lowered::Wide(to_lower(text).into_owned())
     }
