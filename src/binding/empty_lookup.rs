@@ -8,7 +8,7 @@
 use super::js::{Builtin, Handle, IsArray, Js};
 use crate::empty_lookup::{
     self as core, corpus,
-    ground::{is_declared_ground, Grounding, Grounds},
+    ground::{is_declared_ground, Grounding, Lowered},
     prose,
     walk::{ArgsTree, Node},
     CallParts, Join, Produced,
@@ -519,20 +519,76 @@ pub fn empty_lookup_joins<'env>(
     if names.len() != texts.len() {
         return Err(js.type_error("emptyLookupJoins: names and texts must be as long as each other"));
     }
-    let mut grounds = Grounds::new();
-    let mut scratch = Vec::new();
+    let mut grounds = LiveGrounds { js, grounds: Vec::new() };
     for (index, (&name, &text)) in names.iter().zip(&texts).enumerate() {
         let producer = js.utf16(name)?;
         if is_declared_ground(&arguments_from, &producer, js.string_len(text)?) {
-            let is_ascii = ascii.get(index / 32).is_some_and(|bits| bits >> (index % 32) & 1 == 1);
-            grounds.push_lowered(index, producer, js.lowered(text, is_ascii, &mut scratch)?.0);
+            let ascii = ascii.get(index / 32).is_some_and(|bits| bits >> (index % 32) & 1 == 1);
+            grounds.grounds.push((index, producer, text, ascii));
         }
     }
-    if grounds.is_unreachable() {
+    if Grounding::<napi::Error>::is_unreachable(&grounds) {
         return Ok(js.unknown(js.null()?));
     }
     let joins = core::joins(&mut LiveArgs::new(js), args.raw(), &mut grounds)?;
     Ok(js.unknown(joins_to_js(js, &joins, |index| Ok(names[index]))?))
+}
+
+thread_local! {
+    /// The buffer a ground's text is read into, kept between calls so that
+    /// a call does not fault in fresh pages for every large text.
+    static GROUND_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Past this size the ground buffer is given back after a call rather than
+/// kept for the next.
+const KEEP_GROUND_BUFFER: usize = 4 << 20;
+
+/// A call's declared grounds as live strings: `(produced index, producer,
+/// text, whether the text is all ASCII)`. Each text is read and
+/// lower-cased when the scan reaches it, into one reused buffer.
+struct LiveGrounds {
+    js: Js,
+    grounds: Vec<(usize, Vec<u16>, Handle, bool)>,
+}
+
+impl Grounding<napi::Error> for LiveGrounds {
+    fn is_unreachable(&self) -> bool {
+        self.grounds.is_empty()
+    }
+
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<()> {
+        let mut bytes = GROUND_BUFFER.with(std::cell::Cell::take);
+        let mut scratch = Vec::new();
+        let mut outcome = Ok(());
+        for &(index, _, text, ascii) in &self.grounds {
+            let lowered = match self.js.lowered(text, ascii, bytes, &mut scratch) {
+                Ok((lowered, _)) => lowered,
+                Err(error) => {
+                    outcome = Err(error);
+                    bytes = Vec::new();
+                    break;
+                }
+            };
+            let more = visit(index, &lowered);
+            bytes = match lowered {
+                Lowered::Ascii(kept) => kept,
+                Lowered::Wide(_) => Vec::new(),
+            };
+            if !more {
+                break;
+            }
+        }
+        if bytes.capacity() <= KEEP_GROUND_BUFFER {
+            GROUND_BUFFER.with(|kept| kept.set(bytes));
+        }
+        outcome
+    }
+
+    fn producer(&self, index: usize) -> &[u16] {
+        let ground = self.grounds.iter().find(|ground| ground.0 == index);
+        &ground.expect("an index the scan showed").1
+    }
 }
 
 /// Every result a run has served so far, each read and lower-cased once, as
@@ -577,7 +633,7 @@ impl ProducedCorpus {
         if js.type_of(text)? != ValueType::String {
             return Err(js.wrong_type("ProducedCorpus.push: result.text", "a string", text));
         }
-        let (lowered, units) = js.lowered(text, false, &mut Vec::new())?;
+        let (lowered, units) = js.lowered(text, false, Vec::new(), &mut Vec::new())?;
         self.inner.push_lowered(&tool_name, lowered, units);
         Ok(())
     }
@@ -643,7 +699,7 @@ pub fn corpus_push(
             return Err(js.wrong_type("corpusPush: toolName and text", "strings", value));
         }
     }
-    let (lowered, units) = js.lowered(text, ascii, &mut Vec::new())?;
+    let (lowered, units) = js.lowered(text, ascii, Vec::new(), &mut Vec::new())?;
     corpus.inner.push_lowered(&js.utf16(tool_name)?, lowered, units);
     Ok(())
 }
@@ -663,11 +719,13 @@ pub fn corpus_joins<'env>(
         .map(|name| js.utf16(name))
         .collect::<Result<Vec<_>>>()?;
     let mut grounds = corpus.inner.grounds(&arguments_from);
-    if grounds.is_unreachable() {
+    if Grounding::<napi::Error>::is_unreachable(&grounds) {
         return Ok(js.unknown(js.null()?));
     }
     let joins = core::joins(&mut LiveArgs::new(js), args.raw(), &mut grounds)?;
-    Ok(js.unknown(joins_to_js(js, &joins, |index| js.string(grounds.producer(index)))?))
+    Ok(js.unknown(joins_to_js(js, &joins, |index| {
+        js.string(Grounding::<napi::Error>::producer(&grounds, index))
+    })?))
 }
 
 /// Past this depth the containers on the current path are tracked in a JS

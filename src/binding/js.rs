@@ -105,35 +105,41 @@ impl Js {
     /// `ascii` is the caller's word that every unit is ASCII (the package's
     /// JavaScript layer learns it from `Buffer.byteLength`, which V8 answers
     /// with SIMD for one-byte strings): such text is read one byte per unit,
-    /// a plain copy of a one-byte string, straight into the buffer that is
-    /// kept. Any other text is read as UTF-16 units through `scratch`.
-    pub fn lowered(&self, string: Handle, ascii: bool, scratch: &mut Vec<u16>) -> Result<(Lowered, usize)> {
-        if !ascii {
-            self.utf16_into(string, scratch)?;
-            return Ok((Lowered::of_units(scratch), scratch.len()));
-        }
-        let length = self.string_len(string)?;
-        // napi writes a terminating NUL, so the buffer needs one byte more.
-        let mut bytes: Vec<u8> = Vec::with_capacity(length + 1);
-        let mut written = 0;
-        check_status!(unsafe {
-            sys::napi_get_value_string_latin1(
-                self.env,
-                string,
-                bytes.as_mut_ptr().cast(),
-                length + 1,
-                &mut written,
-            )
-        })?;
-        // SAFETY: napi initialised `written` bytes (and the NUL after them).
-        unsafe { bytes.set_len(written) };
-        if !bytes.is_ascii() {
+    /// a plain copy of a one-byte string, into `bytes` (whose allocation is
+    /// reused). Any other text is read as UTF-16 units through `scratch`.
+    pub fn lowered(
+        &self,
+        string: Handle,
+        ascii: bool,
+        mut bytes: Vec<u8>,
+        scratch: &mut Vec<u16>,
+    ) -> Result<(Lowered, usize)> {
+        if ascii {
+            let length = self.string_len(string)?;
+            bytes.clear();
+            // napi writes a terminating NUL, so the buffer needs one byte more.
+            bytes.reserve(length + 1);
+            let mut written = 0;
+            check_status!(unsafe {
+                sys::napi_get_value_string_latin1(
+                    self.env,
+                    string,
+                    bytes.as_mut_ptr().cast(),
+                    length + 1,
+                    &mut written,
+                )
+            })?;
+            // SAFETY: napi initialised `written` bytes (and the NUL after them).
+            unsafe { bytes.set_len(written) };
             // A byte past ASCII shows the word was wrong (V8 cut two-byte
             // units to their low byte); read the units instead. A cut that
             // lands in ASCII cannot be seen here, so the word must be true.
-            return self.lowered(string, false, scratch);
+            if bytes.is_ascii() {
+                return Ok((Lowered::of_ascii(bytes), length));
+            }
         }
-        Ok((Lowered::of_ascii(bytes), length))
+        self.utf16_into(string, scratch)?;
+        Ok((Lowered::of_units(scratch), scratch.len()))
     }
 
     pub fn f64(&self, number: Handle) -> Result<f64> {

@@ -10,7 +10,7 @@
 //! the text is ASCII, two otherwise) and a small fixed record; each distinct
 //! tool name is kept once. The original text is not kept.
 
-use super::ground::{is_declared_ground, Grounding, Lowered, Needle};
+use super::ground::{is_declared_ground, Grounding, Lowered};
 
 /// Every result served in a run so far, lower-cased.
 #[derive(Debug, Default)]
@@ -87,13 +87,18 @@ pub struct CorpusGrounds<'c> {
     grounds: Vec<usize>,
 }
 
-impl Grounding for CorpusGrounds<'_> {
+impl<E> Grounding<E> for CorpusGrounds<'_> {
     fn is_unreachable(&self) -> bool {
         self.grounds.is_empty()
     }
 
-    fn first_containing(&mut self, needle: &Needle) -> Option<usize> {
-        self.grounds.iter().copied().find(|&index| self.corpus.entries[index].text.contains(needle))
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<(), E> {
+        for &index in &self.grounds {
+            if !visit(index, &self.corpus.entries[index].text) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn producer(&self, index: usize) -> &[u16] {

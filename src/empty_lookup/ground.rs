@@ -126,26 +126,20 @@ impl Quote {
     }
 }
 
-/// Where a needle is searched: a run's declared grounds, in `produced`
-/// order.
-pub trait Grounding {
+/// Where needles are searched: a call's declared grounds, in `produced`
+/// order. `E` is the error reading a ground can end in.
+pub trait Grounding<E> {
     /// No declared producer served a non-empty result.
     fn is_unreachable(&self) -> bool;
-    /// The `produced` index of the first ground that contains `needle`.
-    fn first_containing(&mut self, needle: &Needle) -> Option<usize>;
-    /// The tool that produced result `index` (one `first_containing` gave).
+    /// Shows `visit` each ground's lower-cased text with its `produced`
+    /// index, in order, until `visit` returns `false`.
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<(), E>;
+    /// The tool that produced result `index` (an index `scan` showed).
     fn producer(&self, index: usize) -> &[u16];
 }
 
-/// A ground's text before and after its first search.
-enum GroundText {
-    Raw(Vec<u16>),
-    Lowered(Lowered),
-}
-
-/// The declared grounds of one call, built from the call's `produced`
-/// list. A text given as raw units is lower-cased the first time a needle
-/// asks for it, so a needle found early spares the rest.
+/// The declared grounds of one call, from a `produced` list held as UTF-16
+/// units. Each text is lower-cased when the scan reaches it, and only then.
 #[derive(Default)]
 pub struct Grounds {
     grounds: Vec<Ground>,
@@ -154,7 +148,7 @@ pub struct Grounds {
 struct Ground {
     index: usize,
     producer: Vec<u16>,
-    text: GroundText,
+    text: Vec<u16>,
 }
 
 impl Grounds {
@@ -162,37 +156,28 @@ impl Grounds {
         Self::default()
     }
 
-    /// Adds result `index` of `producer`, given as raw UTF-16 text.
-    pub fn push_units(&mut self, index: usize, producer: Vec<u16>, text: Vec<u16>) {
-        self.grounds.push(Ground { index, producer, text: GroundText::Raw(text) });
-    }
-
-    /// Adds result `index` of `producer`, already lower-cased.
-    pub fn push_lowered(&mut self, index: usize, producer: Vec<u16>, text: Lowered) {
-        self.grounds.push(Ground { index, producer, text: GroundText::Lowered(text) });
+    /// Adds result `index` of `producer`.
+    pub fn push(&mut self, index: usize, producer: Vec<u16>, text: Vec<u16>) {
+        self.grounds.push(Ground { index, producer, text });
     }
 }
 
-impl Grounding for Grounds {
+impl<E> Grounding<E> for Grounds {
     fn is_unreachable(&self) -> bool {
         self.grounds.is_empty()
     }
 
-    fn first_containing(&mut self, needle: &Needle) -> Option<usize> {
-        for ground in &mut self.grounds {
-            if let GroundText::Raw(units) = &ground.text {
-                ground.text = GroundText::Lowered(Lowered::of_units(units));
-            }
-            let GroundText::Lowered(lowered) = &ground.text else { unreachable!("lowered just above") };
-            if lowered.contains(needle) {
-                return Some(ground.index);
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<(), E> {
+        for ground in &self.grounds {
+            if !visit(ground.index, &Lowered::of_units(&ground.text)) {
+                break;
             }
         }
-        None
+        Ok(())
     }
 
     fn producer(&self, index: usize) -> &[u16] {
         let ground = self.grounds.iter().find(|ground| ground.index == index);
-        &ground.expect("an index first_containing gave").producer
+        &ground.expect("an index the scan showed").producer
     }
 }

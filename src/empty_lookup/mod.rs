@@ -201,21 +201,44 @@ pub struct Join<V> {
 
 /// Judges every string leaf of `args` against `grounds`: a leaf whose
 /// needle (trimmed, past the fence, lower-cased) occurs in a ground joins
-/// the first such ground. Leaves come in walk order.
-pub fn joins<T: ArgsTree, G: Grounding>(
+/// the first such ground. Joins come in walk order.
+///
+/// The walk runs first and whole, in the rules' order: it is the part
+/// JavaScript can observe (getters, Proxy traps). Then the grounds are read
+/// once each, in order, and every needle not yet placed is searched in each;
+/// the first ground that contains a needle is the first one to be asked. The
+/// scan stops as soon as every needle is placed.
+pub fn joins<T: ArgsTree, G: Grounding<T::Error>>(
     tree: &mut T,
     args: T::Value,
     grounds: &mut G,
 ) -> Result<Vec<Join<T::Value>>, T::Error> {
-    let mut joins = Vec::new();
+    let mut judged = Vec::new();
     walk_string_leaves(tree, args, |path, leaf, units| {
-        let Some(needle) = Needle::of_leaf(&units) else { return };
-        if let Some(ground) = grounds.first_containing(&needle) {
-            let quote = Quote::of_leaf(&units);
-            joins.push(Join { path: path.dotted(), leaf: leaf.clone(), units, ground, quote });
+        if let Some(needle) = Needle::of_leaf(&units) {
+            judged.push((path.dotted(), leaf.clone(), units, needle));
         }
     })?;
-    Ok(joins)
+    let mut placed: Vec<Option<usize>> = vec![None; judged.len()];
+    let mut unplaced = judged.len();
+    if unplaced > 0 {
+        grounds.scan(&mut |index, text| {
+            for (ground, (_, _, _, needle)) in placed.iter_mut().zip(&judged) {
+                if ground.is_none() && text.contains(needle) {
+                    *ground = Some(index);
+                    unplaced -= 1;
+                }
+            }
+            unplaced > 0
+        })?;
+    }
+    Ok(judged
+        .into_iter()
+        .zip(placed)
+        .filter_map(|((path, leaf, units, _), ground)| {
+            Some(Join { ground: ground?, quote: Quote::of_leaf(&units), path, leaf, units })
+        })
+        .collect())
 }
 
 /// The disposition the reading decides on its own, before anything else of
@@ -255,7 +278,7 @@ pub fn empty_lookup_of<T: ArgsTree>(
         let mut grounds = Grounds::new();
         for (index, result) in produced.into_iter().enumerate() {
             if is_declared_ground(&call.arguments_from, &result.tool_name, result.text.len()) {
-                grounds.push_units(index, result.tool_name, result.text);
+                grounds.push(index, result.tool_name, result.text);
             }
         }
         Ok((call, grounds))
@@ -264,7 +287,7 @@ pub fn empty_lookup_of<T: ArgsTree>(
 
 /// [`empty_lookup_of`] over any [`Grounding`], a [`corpus::ProducedCorpus`]'s
 /// included.
-pub fn empty_lookup_with<T: ArgsTree, G: Grounding>(
+pub fn empty_lookup_with<T: ArgsTree, G: Grounding<T::Error>>(
     tree: &mut T,
     reading: Option<Reading>,
     epoch: f64,

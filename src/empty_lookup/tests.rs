@@ -336,7 +336,7 @@ mod grounds_and_corpus {
         let tools = ["inventory", "cmdb", "other"];
         let mut outcomes = std::collections::HashMap::new();
         for case in 0..300 {
-            let mut word = |r: &mut Rng| (0..1 + r.below(5)).map(|_| r.pick(&atoms)).collect::<String>();
+            let word = |r: &mut Rng| (0..1 + r.below(5)).map(|_| r.pick(&atoms)).collect::<String>();
             let pool: Vec<String> = (0..4).map(|_| word(&mut r) + &word(&mut r)).collect();
             let produced: Vec<Produced> = (0..r.below(5))
                 .map(|_| {
