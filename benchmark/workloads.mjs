@@ -40,8 +40,13 @@ export function toolResult(seed, size) {
     lines.push(line);
     length += line.length + 1;
   }
-  return { text: lines.join('\n').slice(0, size), ids: ids.slice(0, -2) };
+  // Flat strings, as JSON.stringify or a decoder hands them to a run (a
+  // `.slice()` would leave a view into a longer string).
+  return { text: flat(lines.join('\n').slice(0, size)), ids: ids.slice(0, -2).map(flat) };
 }
+
+/** A flat copy of `text`. */
+const flat = (text) => JSON.parse(JSON.stringify(text));
 
 /** A value that occurs in no generated result. */
 export const absent = (i) => `c0:ff:ee:${String(i).padStart(4, '0')}:missing`;

@@ -134,8 +134,8 @@ impl Js {
             // A byte past ASCII shows the word was wrong (V8 cut two-byte
             // units to their low byte); read the units instead. A cut that
             // lands in ASCII cannot be seen here, so the word must be true.
-            if bytes.is_ascii() {
-                return Ok((Lowered::of_ascii(bytes), length));
+            if let Ok(lowered) = Lowered::of_ascii(bytes) {
+                return Ok((lowered, length));
             }
         }
         self.utf16_into(string, scratch)?;

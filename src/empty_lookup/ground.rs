@@ -11,7 +11,8 @@
 
 use super::MIN_CHECKED_LENGTH;
 use crate::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
-use memchr::memmem::Finder;
+use memchr::arch::all::packedpair::HeuristicFrequencyRank;
+use memchr::memmem::{Finder, FinderBuilder};
 
 /// Whether a result is a ground for a call: its producer is declared in the
 /// call's `argumentsFrom`, and its text is not empty.
@@ -46,12 +47,20 @@ impl Lowered {
         Lowered::Wide(to_lower(text).into_owned())
     }
 
-    /// Lower-cases text that is known to be ASCII, one byte per unit, in
-    /// place.
-    pub fn of_ascii(mut text: Vec<u8>) -> Self {
-        debug_assert!(text.is_ascii());
-        text.make_ascii_lowercase();
-        Lowered::Ascii(text)
+    /// Lower-cases text held one byte per unit, in place, when every byte
+    /// is ASCII; otherwise gives the buffer back (its bytes changed).
+    pub fn of_ascii(mut text: Vec<u8>) -> Result<Self, Vec<u8>> {
+        // One vectorised pass that lower-cases and checks at once.
+        let mut seen = 0u8;
+        for byte in text.iter_mut() {
+            seen |= *byte;
+            *byte |= u8::from(byte.wrapping_sub(b'A') < 26) << 5;
+        }
+        if seen < 0x80 {
+            Ok(Lowered::Ascii(text))
+        } else {
+            Err(text)
+        }
     }
 
     /// The heap this text keeps, in bytes.
@@ -62,12 +71,12 @@ impl Lowered {
         }
     }
 
-    /// Whether `needle` occurs in this text.
-    pub fn contains(&self, needle: &Needle) -> bool {
+    /// Whether the needle of `search` occurs in this text.
+    pub fn contains(&self, search: &Search) -> bool {
         match self {
             // A needle with a non-ASCII unit cannot occur in ASCII text.
-            Lowered::Ascii(text) => needle.ascii.as_ref().is_some_and(|finder| finder.find(text).is_some()),
-            Lowered::Wide(text) => find(text, &needle.units).is_some(),
+            Lowered::Ascii(text) => search.finder.as_ref().is_some_and(|finder| finder.find(text).is_some()),
+            Lowered::Wide(text) => find(text, search.units).is_some(),
         }
     }
 }
@@ -76,8 +85,8 @@ impl Lowered {
 /// [`MIN_CHECKED_LENGTH`] units long, lower-cased.
 pub struct Needle {
     units: Vec<u16>,
-    /// A byte finder when every unit of the needle is ASCII.
-    ascii: Option<Finder<'static>>,
+    /// The same units as bytes, when every one is ASCII.
+    ascii: Option<Vec<u8>>,
 }
 
 impl Needle {
@@ -89,11 +98,60 @@ impl Needle {
             return None;
         }
         let units = to_lower(value).into_owned();
-        let ascii = is_ascii(&units).then(|| {
-            let bytes: Vec<u8> = units.iter().map(|&unit| unit as u8).collect();
-            Finder::new(&bytes).into_owned()
-        });
+        let ascii = is_ascii(&units).then(|| units.iter().map(|&unit| unit as u8).collect());
         Some(Needle { units, ascii })
+    }
+
+    /// The needle ready to be searched for in grounds whose bytes occur as
+    /// often as `ranks` says (`None`: as `memchr`'s own table says).
+    pub fn search(&self, ranks: Option<&ByteRanks>) -> Search<'_> {
+        let finder = self.ascii.as_ref().map(|bytes| match ranks {
+            Some(ranks) => FinderBuilder::new().build_forward_with_ranker(ranks, bytes),
+            None => Finder::new(bytes),
+        });
+        Search { units: &self.units, finder }
+    }
+}
+
+/// A needle with its byte finder built. The finder looks first for two of
+/// the needle's bytes that are rare in the grounds at hand; which two only
+/// changes how fast a text is searched, never the answer.
+pub struct Search<'n> {
+    units: &'n [u16],
+    /// For an ASCII needle.
+    finder: Option<Finder<'n>>,
+}
+
+/// How common each byte is in the texts being searched, from a sample, as
+/// `memchr`'s finder takes it: its built-in table ranks bytes as they occur
+/// in prose and source code, where `:`, digits and hex letters are rare, and
+/// in tool output they are everywhere.
+pub struct ByteRanks([u8; 256]);
+
+/// At most this many bytes of a text are sampled for [`ByteRanks`].
+const RANK_SAMPLE: usize = 512;
+
+impl ByteRanks {
+    /// Ranks from an even sample of `text`, when it is ASCII.
+    pub fn sample(text: &Lowered) -> Option<Self> {
+        let Lowered::Ascii(bytes) = text else { return None };
+        let mut counts = [0u32; 256];
+        let step = (bytes.len() / RANK_SAMPLE).max(1);
+        for &byte in bytes.iter().step_by(step) {
+            counts[usize::from(byte)] += 1;
+        }
+        let most = counts.iter().copied().max().unwrap_or(0).max(1) as u64;
+        let mut ranks = [0u8; 256];
+        for (rank, count) in ranks.iter_mut().zip(counts) {
+            *rank = (u64::from(count) * 255 / most) as u8;
+        }
+        Some(ByteRanks(ranks))
+    }
+}
+
+impl HeuristicFrequencyRank for &ByteRanks {
+    fn rank(&self, byte: u8) -> u8 {
+        self.0[usize::from(byte)]
     }
 }
 

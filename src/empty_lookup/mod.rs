@@ -28,7 +28,7 @@ pub mod ground;
 pub mod walk;
 
 use crate::js_string::push_str;
-use ground::{is_declared_ground, Grounding, Grounds, Needle, Quote};
+use ground::{is_declared_ground, ByteRanks, Grounding, Grounds, Needle, Quote};
 use walk::{walk_string_leaves, ArgsTree};
 
 /// The check's ceiling, with one owner: every finding's message quotes it
@@ -222,9 +222,16 @@ pub fn joins<T: ArgsTree, G: Grounding<T::Error>>(
     let mut placed: Vec<Option<usize>> = vec![None; judged.len()];
     let mut unplaced = judged.len();
     if unplaced > 0 {
+        // The finders are built once the first ground is read, with the
+        // byte ranks of a sample of it.
+        let mut searches = Vec::new();
         grounds.scan(&mut |index, text| {
-            for (ground, (_, _, _, needle)) in placed.iter_mut().zip(&judged) {
-                if ground.is_none() && text.contains(needle) {
+            if searches.is_empty() {
+                let ranks = ByteRanks::sample(text);
+                searches = judged.iter().map(|(_, _, _, needle)| needle.search(ranks.as_ref())).collect();
+            }
+            for (ground, search) in placed.iter_mut().zip(&searches) {
+                if ground.is_none() && text.contains(search) {
                     *ground = Some(index);
                     unplaced -= 1;
                 }
