@@ -114,3 +114,21 @@ const sources: RegExp[] = SCAFFOLD_PATTERNS.map((source) => new RegExp(source));
 void sources;
 // @ts-expect-error feed takes a string
 new ScaffoldingFilter().feed(42);
+
+// The run-long corpus, as a framework keeps it: push each result as it is
+// served, judge each armed call against everything pushed so far.
+import { ProducedCorpus } from 'seamguard';
+
+const corpus = new ProducedCorpus();
+const served: ProducedResult = { toolName: 'fabric_inventory', text: '20:00:00:25:b5:aa:00:1f' };
+corpus.push(served);
+const count: number = corpus.length;
+const judged: EmptyLookupEncounter = corpus.emptyLookupOf(
+  { toolName: 'port_for_device', toolCallId: 'call-3', args: { wwpn: '20:00:00:25:b5:aa:00:1f' }, argumentsFrom: ['fabric_inventory'], reading: readLookupResult([], false) },
+  count,
+);
+void judged;
+// @ts-expect-error push takes a ProducedResult
+corpus.push('text');
+// @ts-expect-error length is read-only
+corpus.length = 3;
