@@ -100,8 +100,9 @@ const tool = (id) => ({ kind: 'tool', id });
 
 /**
  * The encounter from the native compact answer: `null` when unreachable,
- * else six slots per grounded leaf (path, leaf, producer, quote start,
- * quote end, clipped). Keys are in agentfootprint's order.
+ * else four slots per grounded leaf: path, leaf, producer, and the quote
+ * packed as `start * 256 + length * 2 + clipped`. Keys are in
+ * agentfootprint's order.
  */
 function encounterOf(joins, parts, shape, epoch) {
   if (joins === null) return quiet('unreachable');
@@ -109,11 +110,13 @@ function encounterOf(joins, parts, shape, epoch) {
   const callId = parts.toolCallId;
   const empty = shape === 'absence' ? PROSE.emptyAbsence : PROSE.emptyRowset;
   const findings = [];
-  for (let j = 0; j < joins.length; j += 6) {
+  for (let j = 0; j < joins.length; j += 4) {
     const path = joins[j];
     const leaf = joins[j + 1];
     const producerName = joins[j + 2];
-    const quoted = leaf.slice(joins[j + 3], joins[j + 4]) + (joins[j + 5] ? ELLIPSIS : '');
+    const quote = joins[j + 3];
+    const start = Math.floor(quote / 256);
+    const quoted = leaf.slice(start, start + ((quote % 256) >> 1)) + (quote % 2 === 1 ? ELLIPSIS : '');
     const slots = {
       path, call: callId, consumer: consumerName, producer: producerName, empty, quoted, ceiling: CEILING,
     };

@@ -13,7 +13,7 @@ use crate::empty_lookup::{
     walk::{ArgsTree, Node},
     CallParts, Join, Produced,
 };
-use napi::bindgen_prelude::{Uint32Array, Unknown, Utf16String};
+use napi::bindgen_prelude::{Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 use std::ffi::CStr;
@@ -456,23 +456,22 @@ pub fn empty_lookup_prose<'env>(env: &'env Env) -> Result<Unknown<'env>> {
     Ok(js.unknown(prose))
 }
 
-/// Width of one join in the compact answer: `path, leaf, producer,
-/// quoteStart, quoteEnd, clipped`.
-const JOIN_WIDTH: usize = 6;
+/// Width of one join in the compact answer: `path, leaf, producer, quote`.
+const JOIN_WIDTH: usize = 4;
 
 /// The joins as one flat array, [`JOIN_WIDTH`] slots each; `leaf` is the
-/// argument's own string, handed back untouched.
+/// argument's own string, handed back untouched. `quote` packs the quote
+/// into one number, `start * 256 + (end - start) * 2 + clipped`: a quote is
+/// at most `MAX_QUOTED_UNITS` (80) units long and a string's length fits in
+/// 30 bits, so the number is an exact integer.
 fn joins_to_js(js: Js, joins: &[Join<Handle>], producer: impl Fn(usize) -> Result<Handle>) -> Result<Handle> {
+    const _: () = assert!(core::MAX_QUOTED_UNITS < 128);
     let mut flat = Vec::with_capacity(joins.len() * JOIN_WIDTH);
     for join in joins {
-        flat.extend([
-            js.string(&join.path)?,
-            join.leaf,
-            producer(join.ground)?,
-            js.number(join.quote.start as f64)?,
-            js.number(join.quote.end as f64)?,
-            js.boolean(join.quote.clipped)?,
-        ]);
+        let quote = &join.quote;
+        let packed =
+            quote.start as f64 * 256.0 + ((quote.end - quote.start) * 2 + usize::from(quote.clipped)) as f64;
+        flat.extend([js.string(&join.path)?, join.leaf, producer(join.ground)?, js.number(packed)?]);
     }
     js.array(&flat)
 }
@@ -506,7 +505,7 @@ pub fn empty_lookup_joins<'env>(
     arguments_from: Unknown,
     names: Unknown,
     texts: Unknown,
-    ascii: Uint32Array,
+    ascii: Unknown,
 ) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     let utf16_all = |list: Vec<Handle>| -> Result<Vec<Vec<u16>>> {
@@ -519,6 +518,7 @@ pub fn empty_lookup_joins<'env>(
     if names.len() != texts.len() {
         return Err(js.type_error("emptyLookupJoins: names and texts must be as long as each other"));
     }
+    let ascii = js.u32_elements(ascii.raw())?;
     let mut grounds = LiveGrounds { js, grounds: Vec::new() };
     for (index, (&name, &text)) in names.iter().zip(&texts).enumerate() {
         let producer = js.utf16(name)?;

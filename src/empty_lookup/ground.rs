@@ -131,10 +131,18 @@ pub struct ByteRanks([u8; 256]);
 /// At most this many bytes of a text are sampled for [`ByteRanks`].
 const RANK_SAMPLE: usize = 512;
 
+/// Below this many bytes a text is not sampled: the search it would speed
+/// up costs less than the sample.
+const RANK_MIN_TEXT: usize = 16 << 10;
+
 impl ByteRanks {
-    /// Ranks from an even sample of `text`, when it is ASCII.
+    /// Ranks from an even sample of `text`, when it is ASCII and long
+    /// enough to be worth it.
     pub fn sample(text: &Lowered) -> Option<Self> {
         let Lowered::Ascii(bytes) = text else { return None };
+        if bytes.len() < RANK_MIN_TEXT {
+            return None;
+        }
         let mut counts = [0u32; 256];
         let step = (bytes.len() / RANK_SAMPLE).max(1);
         for &byte in bytes.iter().step_by(step) {

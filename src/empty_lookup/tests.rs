@@ -273,13 +273,19 @@ mod grounds_and_corpus {
             ("wide text, ascii needle", "Ünïcode PORT-7", "port-7", true),
             ("wide text, wide needle", "x İSTANBUL", "i\u{307}stanbul", true),
         ];
+        // Long enough to be sampled for byte ranks, and full of the bytes a
+        // WWPN is made of.
+        let filler = "{\"wwpn\":\"20:00:00:25:b5:0a:1b:2c\"} ".repeat(600);
         for (name, text, leaf, expected) in cases {
-            let lowered = Lowered::of_units(&units(text));
             let needle = needle(leaf);
-            // The byte ranks only choose where the finder looks first.
-            let sampled = ByteRanks::sample(&lowered);
-            assert_eq!(lowered.contains(&needle.search(None)), *expected, "{name}");
-            assert_eq!(lowered.contains(&needle.search(sampled.as_ref())), *expected, "{name}, ranked");
+            for text in [text.to_string(), format!("{filler}{text}")] {
+                let lowered = Lowered::of_units(&units(&text));
+                // The byte ranks only choose where the finder looks first.
+                let sampled = ByteRanks::sample(&lowered);
+                assert_eq!(sampled.is_some(), text.len() > 16 << 10 && text.is_ascii(), "{name}");
+                assert_eq!(lowered.contains(&needle.search(None)), *expected, "{name}");
+                assert_eq!(lowered.contains(&needle.search(sampled.as_ref())), *expected, "{name}, ranked");
+            }
         }
         assert!(matches!(Lowered::of_units(&units("ABC")), Lowered::Ascii(_)));
         assert!(matches!(Lowered::of_units(&units("ÄBC")), Lowered::Wide(_)));
