@@ -1,21 +1,9 @@
 // Inputs for the benchmark, all generated from fixed seeds so every run
 // measures the same work.
 
-/** xorshift32: a small seeded generator. */
-export function rng(seed) {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-  return {
-    next,
-    below: (n) => Math.floor(next() * n),
-    pick: (items) => items[Math.floor(next() * items.length)],
-  };
-}
+import { rng } from '../__test__/helpers.mjs';
+
+export { rng };
 
 const hex = (r) => r.below(256).toString(16).padStart(2, '0');
 
