@@ -492,6 +492,11 @@ fn string_list(js: Js, list: Handle, what: &str) -> Result<Vec<Handle>> {
     Ok(strings)
 }
 
+/// The units of each string of such an array: the declared tool names.
+fn tool_names(js: Js, list: Handle, what: &str) -> Result<Vec<Vec<u16>>> {
+    string_list(js, list, what)?.into_iter().map(|name| js.utf16(name)).collect()
+}
+
 /// Which string leaves of `args` are grounded by which result, for a call
 /// whose reading is an empty one. `names[i]` and `texts[i]` are result `i`
 /// of `produced`; bit `i % 32` of `ascii[i / 32]` is set only when every
@@ -508,11 +513,7 @@ pub fn empty_lookup_joins<'env>(
     ascii: Unknown,
 ) -> Result<Unknown<'env>> {
     let js = Js::new(env);
-    let utf16_all = |list: Vec<Handle>| -> Result<Vec<Vec<u16>>> {
-        list.into_iter().map(|name| js.utf16(name)).collect()
-    };
-    let arguments_from =
-        utf16_all(string_list(js, arguments_from.raw(), "emptyLookupJoins: argumentsFrom")?)?;
+    let arguments_from = tool_names(js, arguments_from.raw(), "emptyLookupJoins: argumentsFrom")?;
     let names = string_list(js, names.raw(), "emptyLookupJoins: names")?;
     let texts = string_list(js, texts.raw(), "emptyLookupJoins: texts")?;
     if names.len() != texts.len() {
@@ -714,10 +715,7 @@ pub fn corpus_joins<'env>(
     arguments_from: Unknown,
 ) -> Result<Unknown<'env>> {
     let js = Js::new(env);
-    let arguments_from = string_list(js, arguments_from.raw(), "corpusJoins: argumentsFrom")?
-        .into_iter()
-        .map(|name| js.utf16(name))
-        .collect::<Result<Vec<_>>>()?;
+    let arguments_from = tool_names(js, arguments_from.raw(), "corpusJoins: argumentsFrom")?;
     let mut grounds = corpus.inner.grounds(&arguments_from);
     if Grounding::<napi::Error>::is_unreachable(&grounds) {
         return Ok(js.unknown(js.null()?));

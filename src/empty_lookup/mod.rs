@@ -251,7 +251,7 @@ pub fn joins<T: ArgsTree, G: Grounding<T::Error>>(
 /// The disposition the reading decides on its own, before anything else of
 /// the call is read: `not-applicable` for an unreadable result,
 /// `checked-pass` when the lookup found something.
-pub fn decided_by_reading(reading: Option<Reading>) -> Option<Disposition> {
+fn decided_by_reading(reading: Option<Reading>) -> Option<Disposition> {
     match reading {
         None => Some(Disposition::NotApplicable),
         Some(reading) if !reading.empty => Some(Disposition::CheckedPass),
@@ -260,7 +260,7 @@ pub fn decided_by_reading(reading: Option<Reading>) -> Option<Disposition> {
 }
 
 /// The disposition an encounter with `findings` findings earns.
-pub fn disposition_of(findings: usize) -> Disposition {
+fn disposition_of(findings: usize) -> Disposition {
     if findings == 0 {
         Disposition::CheckedPass
     } else {
