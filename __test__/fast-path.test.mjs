@@ -129,6 +129,14 @@ describe('the JavaScript layer and the native emptyLookupOf', () => {
     assert.ok(ours.log.length > 20, ours.log.join());
   });
 
+  it('agree on a run long enough that its strings cross as one array', () => {
+    const produced = Array.from({ length: 5000 }, (_, i) => ({ toolName: i % 3 ? 'inventory' : 'other', text: `device-${i} ${i % 11 ? 'online' : 'Łódź'}` }));
+    const call = { toolName: 't', toolCallId: 'c', args: { a: 'DEVICE-4999', b: ['device-12 ', 'łódź'], c: 'device-99999' }, argumentsFrom: ['inventory'], reading: { shape: 'rowset', empty: true, rows: 0 } };
+    bothAgree([call, produced, 1], 'long run');
+    assert.deepEqual(layer.emptyLookupOf(call, produced, 1).findings.map((f) => f.predicate), ['a', 'b.0', 'b.1']);
+    bothAgree([call, produced.slice(0, 2000), 1], 'spread run');
+  });
+
   it('give the same answer for a Proxy list of results and an array-like length', () => {
     const call = { toolName: 't', toolCallId: 'c', args: { v: 'host-a' }, argumentsFrom: new Proxy(['p'], {}), reading: { shape: 'absence', empty: true } };
     const produced = new Proxy([{ toolName: 'p', text: 'HOST-A' }], { get: (t, k) => (k === 'length' ? '1.5' : t[k]) });

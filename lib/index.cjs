@@ -14,7 +14,8 @@
 //   list once, and building the result objects from a compact answer with
 //   the prose templates the native side owns;
 // - native: which results are grounds, the leaf walk, the fence, and which
-//   leaf is grounded by which result (`emptyLookupJoins`, `corpusJoins`).
+//   leaf is grounded by which result (`emptyLookupJoins`, `corpusJoins`;
+//   the first takes its strings as arguments, so they cross in one call).
 //
 // The exports below are listed one by one, so that Node's CommonJS lexer
 // sees every name for ESM named imports, and so that the native helpers
@@ -95,6 +96,9 @@ function partsOf(who, call) {
  */
 const isAscii = (text) => Buffer.byteLength(text, 'utf8') === text.length;
 
+/** Past this many strings they go as one array: a call's arguments live on the stack. */
+const MAX_SPREAD = 4096;
+
 const quiet = (disposition) => ({ findings: [], disposition });
 const tool = (id) => ({ kind: 'tool', id });
 
@@ -151,8 +155,9 @@ function emptyLookupOf(call, produced, epoch) {
   if (reading === undefined) return quiet('not-applicable');
   if (!reading.empty) return quiet('checked-pass');
   const parts = partsOf(who, call);
-  const names = [];
-  const texts = [];
+  // The declared names, then a name and a text per result: spread as
+  // arguments they all cross in one call.
+  const strings = parts.argumentsFrom.slice();
   const count = lengthOf(produced);
   const ascii = new Uint32Array(Math.ceil(count / 32));
   for (let i = 0; i < count; i++) {
@@ -162,11 +167,13 @@ function emptyLookupOf(call, produced, epoch) {
     if (typeof toolName !== 'string') throw wrongType(`${who}: produced[${i}].toolName`, 'a string', toolName);
     const text = entry.text;
     if (typeof text !== 'string') throw wrongType(`${who}: produced[${i}].text`, 'a string', text);
-    names.push(toolName);
-    texts.push(text);
+    strings.push(toolName, text);
     if (isAscii(text)) ascii[i >>> 5] |= 1 << (i & 31);
   }
-  const joins = native.emptyLookupJoins(parts.args, parts.argumentsFrom, names, texts, ascii);
+  const from = parts.argumentsFrom.length;
+  const joins = strings.length <= MAX_SPREAD
+    ? native.emptyLookupJoins(parts.args, ascii, from, ...strings)
+    : native.emptyLookupJoins(parts.args, ascii, from, strings);
   return encounterOf(joins, parts, reading.shape, epoch);
 }
 

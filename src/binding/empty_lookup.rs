@@ -13,7 +13,7 @@ use crate::empty_lookup::{
     walk::{ArgsTree, Node},
     CallParts, Join, Produced,
 };
-use napi::bindgen_prelude::{Unknown, Utf16String};
+use napi::bindgen_prelude::{Object, Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 use std::ffi::CStr;
@@ -497,31 +497,57 @@ fn tool_names(js: Js, list: Handle, what: &str) -> Result<Vec<Vec<u16>>> {
     string_list(js, list, what)?.into_iter().map(|name| js.utf16(name)).collect()
 }
 
-/// Which string leaves of `args` are grounded by which result, for a call
-/// whose reading is an empty one. `names[i]` and `texts[i]` are result `i`
-/// of `produced`; bit `i % 32` of `ascii[i / 32]` is set only when every
-/// unit of `texts[i]` is ASCII (see [`Js::lowered`]). Returns `null` when no
-/// declared producer served a non-empty result, else the flat joins
-/// (`producer` is `names[i]`).
-#[napi(skip_typescript, catch_unwind, js_name = "emptyLookupJoins")]
-pub fn empty_lookup_joins<'env>(
-    env: &'env Env,
-    args: Unknown,
-    arguments_from: Unknown,
-    names: Unknown,
-    texts: Unknown,
-    ascii: Unknown,
-) -> Result<Unknown<'env>> {
-    let js = Js::new(env);
-    let arguments_from = tool_names(js, arguments_from.raw(), "emptyLookupJoins: argumentsFrom")?;
-    let names = string_list(js, names.raw(), "emptyLookupJoins: names")?;
-    let texts = string_list(js, texts.raw(), "emptyLookupJoins: texts")?;
-    if names.len() != texts.len() {
-        return Err(js.type_error("emptyLookupJoins: names and texts must be as long as each other"));
+/// Installs the variadic entry, which napi-rs's `#[napi]` functions cannot
+/// express.
+#[napi(module_exports)]
+pub fn install_variadic(exports: Object, env: Env) -> Result<()> {
+    Js::new(&env).export_variadic(exports.raw(), c"emptyLookupJoins", empty_lookup_joins)
+}
+
+/// `emptyLookupJoins(args, ascii, fromCount, ...strings)`: which string
+/// leaves of `args` are grounded by which result, for a call whose reading
+/// is an empty one.
+///
+/// `strings` are the call's `fromCount` declared tool names, then a name and
+/// a text for each result of `produced`, in order. They come spread as
+/// arguments, so that all of them cross in one call, or for a long list as
+/// one array. Bit `i % 32` of the `Uint32Array` `ascii[i / 32]` is set only
+/// when every unit of text `i` is ASCII (see [`Js::lowered`]).
+///
+/// Returns `null` when no declared producer served a non-empty result, else
+/// the flat joins (`producer` is the result's name string).
+unsafe extern "C" fn empty_lookup_joins(
+    env: napi::sys::napi_env,
+    info: napi::sys::napi_callback_info,
+) -> Handle {
+    unsafe { Js::run_variadic(env, info, joins_of_strings) }
+}
+
+fn joins_of_strings(js: Js, arguments: &[Handle]) -> Result<Handle> {
+    let misuse = || js.type_error("emptyLookupJoins(args, ascii, fromCount, ...strings): bad arguments");
+    let [args, ascii, from_count, spread @ ..] = arguments else { return Err(misuse()) };
+    let strings = match spread {
+        [list] if js.is_plain_array(*list)? => string_list(js, *list, "emptyLookupJoins: strings")?,
+        _ => spread.to_vec(),
+    };
+    if js.type_of(*from_count)? != ValueType::Number {
+        return Err(misuse());
     }
-    let ascii = js.u32_elements(ascii.raw())?;
+    let from_count = js.f64(*from_count)?;
+    if !(0.0..=strings.len() as f64).contains(&from_count) || (strings.len() - from_count as usize) % 2 == 1 {
+        return Err(misuse());
+    }
+    for &string in &strings {
+        if js.type_of(string)? != ValueType::String {
+            return Err(misuse());
+        }
+    }
+    let (from, results) = strings.split_at(from_count as usize);
+    let arguments_from = from.iter().map(|&name| js.utf16(name)).collect::<Result<Vec<_>>>()?;
+    let ascii = js.u32_elements(*ascii)?;
     let mut grounds = LiveGrounds { js, grounds: Vec::new() };
-    for (index, (&name, &text)) in names.iter().zip(&texts).enumerate() {
+    for (index, pair) in results.chunks_exact(2).enumerate() {
+        let [name, text] = [pair[0], pair[1]];
         let producer = js.utf16(name)?;
         if is_declared_ground(&arguments_from, &producer, js.string_len(text)?) {
             let ascii = ascii.get(index / 32).is_some_and(|bits| bits >> (index % 32) & 1 == 1);
@@ -529,10 +555,10 @@ pub fn empty_lookup_joins<'env>(
         }
     }
     if Grounding::<napi::Error>::is_unreachable(&grounds) {
-        return Ok(js.unknown(js.null()?));
+        return js.null();
     }
-    let joins = core::joins(&mut LiveArgs::new(js), args.raw(), &mut grounds)?;
-    Ok(js.unknown(joins_to_js(js, &joins, |index| Ok(names[index]))?))
+    let joins = core::joins(&mut LiveArgs::new(js), *args, &mut grounds)?;
+    joins_to_js(js, &joins, |index| Ok(results[index * 2]))
 }
 
 thread_local! {

@@ -24,6 +24,82 @@ impl Js {
         Js { env: env.raw() }
     }
 
+    pub fn from_raw(env: sys::napi_env) -> Self {
+        Js { env }
+    }
+
+    /// Every argument of the current call, fetched in one crossing.
+    pub fn arguments(&self, info: sys::napi_callback_info) -> Result<Vec<Handle>> {
+        let mut count = 0;
+        check_status!(unsafe {
+            sys::napi_get_cb_info(
+                self.env,
+                info,
+                &mut count,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        })?;
+        let mut arguments = vec![ptr::null_mut(); count];
+        check_status!(unsafe {
+            sys::napi_get_cb_info(
+                self.env,
+                info,
+                &mut count,
+                arguments.as_mut_ptr(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        })?;
+        arguments.truncate(count);
+        Ok(arguments)
+    }
+
+    /// Sets `exports[name]` to a native function that takes any number of
+    /// arguments. `body` gets them all at once; its error is thrown (or,
+    /// when JavaScript already threw, left pending), and a panic becomes an
+    /// `Error` instead of crossing into JavaScript.
+    pub fn export_variadic(
+        &self,
+        exports: Handle,
+        name: &CStr,
+        callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Handle,
+    ) -> Result<()> {
+        let mut function = ptr::null_mut();
+        check_status!(unsafe {
+            sys::napi_create_function(
+                self.env,
+                name.as_ptr(),
+                name.count_bytes() as isize,
+                Some(callback),
+                ptr::null_mut(),
+                &mut function,
+            )
+        })?;
+        self.set(exports, name, function)
+    }
+
+    /// Runs the body of a variadic function (see [`Js::export_variadic`]).
+    ///
+    /// # Safety
+    /// `env` and `info` must be the ones napi passed to the callback.
+    pub unsafe fn run_variadic(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+        body: impl FnOnce(Js, &[Handle]) -> Result<Handle> + std::panic::UnwindSafe,
+    ) -> Handle {
+        let js = Js::from_raw(env);
+        let outcome = std::panic::catch_unwind(|| body(js, &js.arguments(info)?));
+        let error = match outcome {
+            Ok(Ok(value)) => return value,
+            Ok(Err(error)) => error,
+            Err(_) => Error::new(Status::GenericFailure, "seamguard: a native helper panicked"),
+        };
+        unsafe { napi::JsError::from(error).throw_into(env) };
+        ptr::null_mut()
+    }
+
     /// Throws a `TypeError` with `message` and returns the error that lets
     /// it through to the caller.
     pub fn type_error(&self, message: &str) -> Error {
@@ -194,6 +270,11 @@ impl Js {
         let mut value = ptr::null_mut();
         check_status!(unsafe { sys::napi_get_named_property(self.env, object, name.as_ptr(), &mut value) })?;
         Ok(value)
+    }
+
+    /// `object[name] = value`.
+    pub fn set(&self, object: Handle, name: &CStr, value: Handle) -> Result<()> {
+        check_status!(unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), value) })
     }
 
     /// `object[index]`, running getters and Proxy traps.
