@@ -10,6 +10,38 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Every result a run has served so far, each read and lower-cased once, as
+ * it is pushed. `corpus.emptyLookupOf(call, epoch)` judges a call exactly as
+ * `emptyLookupOf(call, <every result pushed, in order>, epoch)` does,
+ * without reading or lower-casing any earlier result again.
+ *
+ * It keeps each result's text lower-cased (one byte per UTF-16 unit for
+ * ASCII text, two otherwise) and each distinct tool name once; not the
+ * original text.
+ */
+export declare class ProducedCorpus {
+  /** An empty corpus, for one run. */
+  constructor()
+  /**
+   * Appends a result as the run serves it. Throws a `TypeError` naming
+   * the field when `result` is not an object or its `toolName` or `text`
+   * is not a string.
+   */
+  push(result: ProducedResult): void
+  /** How many results were pushed. */
+  get length(): number
+  /**
+   * Judges one finished call to an armed tool against every result
+   * pushed so far, in push order: the same answer as `emptyLookupOf` with
+   * that list as `produced`.
+   *
+   * @param call the call and what could be read of its result.
+   * @param epoch the run iteration, stamped on every finding and witness.
+   */
+  emptyLookupOf(call: EmptyLookupCall, epoch: number): EmptyLookupEncounter
+}
+
+/**
  * Strips a chat model's leaked tool-call markup from streamed answer text,
  * chunk by chunk, holding back only what could still become markup.
  *

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.ProducedCorpus = nativeBinding.ProducedCorpus
 module.exports.ScaffoldingFilter = nativeBinding.ScaffoldingFilter
 module.exports.AssertionStratum = nativeBinding.AssertionStratum
 module.exports.ContextErrorKind = nativeBinding.ContextErrorKind

@@ -145,3 +145,20 @@ new ScaffoldingFilter({ patterns: [{ start: '<a>' }] });
 new ScaffoldingFilter({ maxHold: 10 });
 // @ts-expect-error the presets are read-only
 SCAFFOLD_PRESETS.hermes = [];
+// The run-long corpus, as a framework keeps it: push each result as it is
+// served, judge each armed call against everything pushed so far.
+import { ProducedCorpus } from 'seamguard';
+
+const corpus = new ProducedCorpus();
+const served: ProducedResult = { toolName: 'fabric_inventory', text: '20:00:00:25:b5:aa:00:1f' };
+corpus.push(served);
+const count: number = corpus.length;
+const judged: EmptyLookupEncounter = corpus.emptyLookupOf(
+  { toolName: 'port_for_device', toolCallId: 'call-3', args: { wwpn: '20:00:00:25:b5:aa:00:1f' }, argumentsFrom: ['fabric_inventory'], reading: readLookupResult([], false) },
+  count,
+);
+void judged;
+// @ts-expect-error push takes a ProducedResult
+corpus.push('text');
+// @ts-expect-error length is read-only
+corpus.length = 3;

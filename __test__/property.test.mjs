@@ -244,12 +244,9 @@ describe('emptyLookupOf against the model of the rules', () => {
 });
 
 describe('paths under an empty-string key', () => {
-  // The random keys above leave out '' because here the addon and the model
-  // part ways, and the specification's wording fits both: the model threads
-  // the path as a string, so a child of a top-level '' key reads as if it
-  // were at the top ('0'); the addon joins its segments with dots ('.0').
-  // Reported for a decision; until then this records the model's answer.
-  it('a child of a top-level empty key', { todo: 'addon gives ".0" and ".k", the model "0" and "k"' }, () => {
+  // The path is threaded as a string, as agentfootprint does: below an
+  // empty key it starts afresh ('0', not '.0').
+  it('a child of a top-level empty key', () => {
     const produced = [{ toolName: 'p', text: 'host-a' }];
     for (const args of [{ '': ['host-a'] }, { '': { k: 'host-a' } }, { '': { '': { k: 'host-a' } } }]) {
       const call = { toolName: 't', toolCallId: 'c', args, argumentsFrom: ['p'], reading: readLookupResult([], false) };

@@ -32,9 +32,14 @@ pub fn is_js_whitespace(unit: u16) -> bool {
 
 /// `String.prototype.trim`.
 pub fn trim(units: &[u16]) -> &[u16] {
+    &units[trim_range(units)]
+}
+
+/// Where [`trim`]'s answer lies in `units`.
+pub fn trim_range(units: &[u16]) -> std::ops::Range<usize> {
     let start = units.iter().position(|&u| !is_js_whitespace(u)).unwrap_or(units.len());
     let end = units.iter().rposition(|&u| !is_js_whitespace(u)).map_or(start, |i| i + 1);
-    &units[start..end]
+    start..end
 }
 
 /// `String.prototype.toLowerCase`: the full Unicode mapping, Final_Sigma in
@@ -46,7 +51,7 @@ pub fn trim(units: &[u16]) -> &[u16] {
 /// 17). A lone surrogate is neither cased nor case-ignorable, so it ends the
 /// Final_Sigma context on both sides, exactly as cutting the runs there does.
 pub fn to_lower(units: &[u16]) -> Cow<'_, [u16]> {
-    if units.iter().all(|&u| u < 0x80) {
+    if is_ascii(units) {
         if !units.iter().any(|u| (b'A' as u16..=b'Z' as u16).contains(u)) {
             return Cow::Borrowed(units);
         }
@@ -117,18 +122,34 @@ pub fn units(text: &str) -> Vec<u16> {
 /// first `max - 1` units and gains a trailing `…`, and the cut never falls
 /// between the two halves of a surrogate pair (the pair goes whole).
 pub fn clip(value: &[u16], max: usize) -> Cow<'_, [u16]> {
-    if value.len() <= max {
-        return Cow::Borrowed(value);
+    match clip_point(value, max) {
+        None => Cow::Borrowed(value),
+        Some(keep) => {
+            let mut clipped = value[..keep].to_vec();
+            clipped.push(0x2026);
+            Cow::Owned(clipped)
+        }
     }
-    let mut keep = max.saturating_sub(1);
+}
+
+/// Where [`clip`] cuts `value`: `None` when it fits in `max` units, else
+/// how many leading units are kept before the `…`. Lets a caller that holds
+/// the string elsewhere (a JavaScript layer) cut it without a copy.
+pub fn clip_point(value: &[u16], max: usize) -> Option<usize> {
+    if value.len() <= max {
+        return None;
+    }
+    let keep = max.saturating_sub(1);
     let splits_pair =
         keep > 0 && (0xD800..0xDC00).contains(&value[keep - 1]) && (0xDC00..0xE000).contains(&value[keep]);
-    if splits_pair {
-        keep -= 1;
-    }
-    let mut clipped = value[..keep].to_vec();
-    clipped.push(0x2026);
-    Cow::Owned(clipped)
+    Some(if splits_pair { keep - 1 } else { keep })
+}
+
+/// Whether every unit is ASCII, so that the text fits one byte per unit and
+/// its lower-casing is the ASCII one.
+pub fn is_ascii(units: &[u16]) -> bool {
+    // `fold` rather than `all`: no early exit, so the loop vectorises.
+    units.iter().fold(0, |seen, &u| seen | u) < 0x80
 }
 
 #[cfg(test)]

@@ -92,6 +92,11 @@ impl ArgsTree for Arena {
     fn leave(&mut self, container: &usize) {
         assert_eq!(self.on_path.pop(), Some(*container), "leave matches the last enter");
     }
+
+    fn too_many_values(&mut self) -> Thrown {
+        // An arena this small never reaches the walk's budget.
+        unreachable!("the walk's budget ran out on a fuzz input")
+    }
 }
 
 fn text(u: &mut Unstructured, most: usize) -> Result<Vec<u16>> {
@@ -155,6 +160,7 @@ fn produced(u: &mut Unstructured, nodes: &[Arg]) -> Result<Vec<Produced>> {
 struct Model<'a> {
     nodes: &'a [Arg],
     on_path: Vec<usize>,
+    /// The full dot-path at each depth.
     path: Vec<Vec<u16>>,
     leaves: Vec<(Vec<u16>, Vec<u16>)>,
     visits: usize,
@@ -168,9 +174,7 @@ impl Model<'_> {
         }
         let children: Vec<(Vec<u16>, usize)> = match &self.nodes[value] {
             Arg::Text(text) => {
-                // Segments joined with dots: the addon's rule today (the
-                // report discusses paths under an empty key).
-                let dotted = self.path.join(&0x2E);
+                let dotted = self.path.last().cloned().unwrap_or_default();
                 self.leaves.push((dotted, text.clone()));
                 return Ok(());
             }
@@ -186,7 +190,10 @@ impl Model<'_> {
         }
         self.on_path.push(value);
         for (segment, child) in children {
-            self.path.push(segment);
+            // The path is threaded as a string, as agentfootprint does: a
+            // dot joins a segment only to a non-empty path.
+            let parent = self.path.last().cloned().unwrap_or_default();
+            self.path.push(if parent.is_empty() { segment } else { [parent, vec![0x2E], segment].concat() });
             self.visit(child)?;
             self.path.pop();
         }

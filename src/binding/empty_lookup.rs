@@ -5,13 +5,15 @@
 //! conversion can express, and its `args` are walked live (getters, Proxy
 //! traps and cycles included) through [`LiveArgs`].
 
-use super::js::{Handle, IsArray, Js};
+use super::js::{Builtin, Handle, IsArray, Js};
 use crate::empty_lookup::{
-    self as core,
-    walk::{ArgsTree, Node},
-    CallParts, Produced,
+    self as core, corpus,
+    ground::{is_declared_ground, Grounding, Lowered},
+    prose,
+    walk::{ArgsTree, Node, MAX_WALKED_VALUES},
+    CallParts, Join, Produced,
 };
-use napi::bindgen_prelude::{Unknown, Utf16String};
+use napi::bindgen_prelude::{Object, Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 use std::ffi::CStr;
@@ -282,35 +284,10 @@ pub fn empty_lookup_of<'env>(
         return Err(bad("epoch", "a number", epoch));
     }
     let epoch = js.f64(epoch)?;
-    let reading = read_reading(js, call)?;
+    let reading = read_reading(js, "emptyLookupOf", call)?;
 
-    // `owner.name`, which must be a string; `what` names it in the error.
-    let string_at = |owner: Handle, name: &CStr, what: &dyn Fn() -> String| -> Result<Vec<u16>> {
-        let value = js.get(owner, name)?;
-        if js.type_of(value)? != ValueType::String {
-            return Err(bad(&what(), "a string", value));
-        }
-        js.utf16(value)
-    };
     let encounter = core::empty_lookup_of(&mut args, reading, epoch, |args| {
-        let tool_name = string_at(call, c"toolName", &|| "call.toolName".into())?;
-        let tool_call_id = string_at(call, c"toolCallId", &|| "call.toolCallId".into())?;
-        let call_args = js.get(call, c"args")?;
-        if js.type_of(call_args)? != ValueType::Object {
-            return Err(bad("call.args", "an object", call_args));
-        }
-        let from = js.get(call, c"argumentsFrom")?;
-        if !args.is_array.test(from)? {
-            return Err(bad("call.argumentsFrom", "an array of tool names", from));
-        }
-        let mut arguments_from = Vec::new();
-        for i in 0..args.is_array.len(from)? {
-            let name = js.element(from, i as u32)?;
-            if js.type_of(name)? != ValueType::String {
-                return Err(bad(&format!("call.argumentsFrom[{i}]"), "a string", name));
-            }
-            arguments_from.push(js.utf16(name)?);
-        }
+        let parts = read_call_parts(js, "emptyLookupOf", call, args)?;
         let mut results = Vec::new();
         for i in 0..args.is_array.len(produced)? {
             let entry = js.element(produced, i as u32)?;
@@ -318,25 +295,61 @@ pub fn empty_lookup_of<'env>(
                 return Err(bad(&format!("produced[{i}]"), "an object with toolName and text", entry));
             }
             results.push(Produced {
-                tool_name: string_at(entry, c"toolName", &|| format!("produced[{i}].toolName"))?,
-                text: string_at(entry, c"text", &|| format!("produced[{i}].text"))?,
+                tool_name: string_at(js, entry, c"toolName", &|| {
+                    format!("emptyLookupOf: produced[{i}].toolName")
+                })?,
+                text: string_at(js, entry, c"text", &|| format!("emptyLookupOf: produced[{i}].text"))?,
             });
         }
-        Ok((CallParts { tool_name, tool_call_id, args: call_args, arguments_from }, results))
+        Ok((parts, results))
     })?;
     Ok(js.unknown(encounter_to_js(js, &encounter)?))
 }
 
+/// `owner.name`, which must be a string; `what` names it in the error.
+fn string_at(js: Js, owner: Handle, name: &CStr, what: &dyn Fn() -> String) -> Result<Vec<u16>> {
+    let value = js.get(owner, name)?;
+    if js.type_of(value)? != ValueType::String {
+        return Err(js.wrong_type(&what(), "a string", value));
+    }
+    js.utf16(value)
+}
+
+/// Reads and checks the parts of `call` past its reading, in the order
+/// agentfootprint reads them; `who` names the caller in errors.
+fn read_call_parts(js: Js, who: &str, call: Handle, args: &mut LiveArgs) -> Result<CallParts<Handle>> {
+    let bad = |what: &str, must: &str, value: Handle| js.wrong_type(&format!("{who}: {what}"), must, value);
+    let tool_name = string_at(js, call, c"toolName", &|| format!("{who}: call.toolName"))?;
+    let tool_call_id = string_at(js, call, c"toolCallId", &|| format!("{who}: call.toolCallId"))?;
+    let call_args = js.get(call, c"args")?;
+    if js.type_of(call_args)? != ValueType::Object {
+        return Err(bad("call.args", "an object", call_args));
+    }
+    let from = js.get(call, c"argumentsFrom")?;
+    if !args.is_array.test(from)? {
+        return Err(bad("call.argumentsFrom", "an array of tool names", from));
+    }
+    let mut arguments_from = Vec::new();
+    for i in 0..args.is_array.len(from)? {
+        let name = js.element(from, i as u32)?;
+        if js.type_of(name)? != ValueType::String {
+            return Err(bad(&format!("call.argumentsFrom[{i}]"), "a string", name));
+        }
+        arguments_from.push(js.utf16(name)?);
+    }
+    Ok(CallParts { tool_name, tool_call_id, args: call_args, arguments_from })
+}
+
 /// `call.reading`: `undefined`, or an object with a boolean `empty` and a
 /// known `shape`.
-fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
+fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<core::Reading>> {
     let reading = js.get(call, c"reading")?;
     match js.type_of(reading)? {
         ValueType::Undefined => return Ok(None),
         ValueType::Object => {}
         _ => {
             return Err(js.wrong_type(
-                "emptyLookupOf: call.reading",
+                &format!("{who}: call.reading"),
                 "a LookupResultReading or undefined",
                 reading,
             ))
@@ -344,7 +357,7 @@ fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
     }
     let empty = js.get(reading, c"empty")?;
     if js.type_of(empty)? != ValueType::Boolean {
-        return Err(js.wrong_type("emptyLookupOf: call.reading.empty", "a boolean", empty));
+        return Err(js.wrong_type(&format!("{who}: call.reading.empty"), "a boolean", empty));
     }
     let empty = js.bool(empty)?;
     let shape = js.get(reading, c"shape")?;
@@ -357,7 +370,7 @@ fn read_reading(js: Js, call: Handle) -> Result<Option<core::Reading>> {
         _ => None,
     };
     let Some(shape) = shape else {
-        return Err(js.type_error("emptyLookupOf: call.reading.shape must be 'rowset' or 'absence'"));
+        return Err(js.type_error(&format!("{who}: call.reading.shape must be 'rowset' or 'absence'")));
     };
     // The count is informative only; the check never reads it.
     Ok(Some(core::Reading { shape, empty, rows: None }))
@@ -412,6 +425,333 @@ fn encounter_to_js(js: Js, encounter: &core::Encounter) -> Result<Handle> {
     ])
 }
 
+// ---- The fast path's native half ---------------------------------------------
+//
+// `lib/index.cjs` answers the cases the reading decides on its own, reads the
+// call's fields and the produced list in JavaScript (where a property read
+// costs nanoseconds, not a boundary crossing), and builds the result objects
+// there from the compact answer below, with the prose templates of
+// `core::prose`. What is decided stays here: which results are grounds, the
+// leaf walk, the fence, and which leaf is grounded by which result. These
+// entries are left out of the typings; the package entry does not export
+// them.
+
+/// The templates and fixed phrases a JavaScript layer needs to build the
+/// same findings as [`encounter_to_js`]: `{ templates, emptyRowset,
+/// emptyAbsence, ceiling, ellipsis }`.
+#[napi(skip_typescript, catch_unwind, js_name = "emptyLookupProse")]
+pub fn empty_lookup_prose<'env>(env: &'env Env) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let mut templates = Vec::new();
+    for (name, template) in prose::TEMPLATES {
+        templates.push(js.array(&[js.str(name)?, js.str(template)?])?);
+    }
+    let prose = js.object(&[
+        (c"templates", js.array(&templates)?),
+        (c"emptyRowset", js.str(core::Shape::Rowset.empty_phrase())?),
+        (c"emptyAbsence", js.str(core::Shape::Absence.empty_phrase())?),
+        (c"ceiling", js.str(core::EMPTY_LOOKUP_CEILING)?),
+        (c"ellipsis", js.str("\u{2026}")?),
+    ])?;
+    Ok(js.unknown(prose))
+}
+
+/// Width of one join in the compact answer: `path, leaf, producer, quote`.
+const JOIN_WIDTH: usize = 4;
+
+/// The joins as one flat array, [`JOIN_WIDTH`] slots each; `leaf` is the
+/// argument's own string, handed back untouched. `quote` packs the quote
+/// into one number, `start * 256 + (end - start) * 2 + clipped`: a quote is
+/// at most `MAX_QUOTED_UNITS` (80) units long and a string's length fits in
+/// 30 bits, so the number is an exact integer.
+fn joins_to_js(js: Js, joins: &[Join<Handle>], producer: impl Fn(usize) -> Result<Handle>) -> Result<Handle> {
+    const _: () = assert!(core::MAX_QUOTED_UNITS < 128);
+    let mut flat = Vec::with_capacity(joins.len() * JOIN_WIDTH);
+    for join in joins {
+        let quote = &join.quote;
+        let packed =
+            quote.start as f64 * 256.0 + ((quote.end - quote.start) * 2 + usize::from(quote.clipped)) as f64;
+        flat.extend([js.string(&join.path)?, join.leaf, producer(join.ground)?, js.number(packed)?]);
+    }
+    js.array(&flat)
+}
+
+/// The strings of a genuine array the JavaScript layer built.
+fn string_list(js: Js, list: Handle, what: &str) -> Result<Vec<Handle>> {
+    if !js.is_plain_array(list)? {
+        return Err(js.wrong_type(what, "an array of strings", list));
+    }
+    let mut strings = Vec::new();
+    for i in 0..js.plain_array_len(list)? {
+        let string = js.element(list, i)?;
+        if js.type_of(string)? != ValueType::String {
+            return Err(js.wrong_type(what, "an array of strings", list));
+        }
+        strings.push(string);
+    }
+    Ok(strings)
+}
+
+/// The units of each string of such an array: the declared tool names.
+fn tool_names(js: Js, list: Handle, what: &str) -> Result<Vec<Vec<u16>>> {
+    string_list(js, list, what)?.into_iter().map(|name| js.utf16(name)).collect()
+}
+
+/// Installs the variadic entry, which napi-rs's `#[napi]` functions cannot
+/// express.
+#[napi(module_exports)]
+pub fn install_variadic(exports: Object, env: Env) -> Result<()> {
+    Js::new(&env).export_variadic(exports.raw(), c"emptyLookupJoins", empty_lookup_joins)
+}
+
+/// `emptyLookupJoins(args, ascii, fromCount, ...strings)`: which string
+/// leaves of `args` are grounded by which result, for a call whose reading
+/// is an empty one.
+///
+/// `strings` are the call's `fromCount` declared tool names, then a name and
+/// a text for each result of `produced`, in order. They come spread as
+/// arguments, so that all of them cross in one call, or for a long list as
+/// one array. Bit `i % 32` of the `Uint32Array` `ascii[i / 32]` is set only
+/// when every unit of text `i` is ASCII (see [`Js::lowered`]).
+///
+/// Returns `null` when no declared producer served a non-empty result, else
+/// the flat joins (`producer` is the result's name string).
+unsafe extern "C" fn empty_lookup_joins(
+    env: napi::sys::napi_env,
+    info: napi::sys::napi_callback_info,
+) -> Handle {
+    unsafe { Js::run_variadic(env, info, joins_of_strings) }
+}
+
+fn joins_of_strings(js: Js, arguments: &[Handle]) -> Result<Handle> {
+    let misuse = || js.type_error("emptyLookupJoins(args, ascii, fromCount, ...strings): bad arguments");
+    let [args, ascii, from_count, spread @ ..] = arguments else { return Err(misuse()) };
+    let strings = match spread {
+        [list] if js.is_plain_array(*list)? => string_list(js, *list, "emptyLookupJoins: strings")?,
+        _ => spread.to_vec(),
+    };
+    if js.type_of(*from_count)? != ValueType::Number {
+        return Err(misuse());
+    }
+    let from_count = js.f64(*from_count)?;
+    if !(0.0..=strings.len() as f64).contains(&from_count) || (strings.len() - from_count as usize) % 2 == 1 {
+        return Err(misuse());
+    }
+    for &string in &strings {
+        if js.type_of(string)? != ValueType::String {
+            return Err(misuse());
+        }
+    }
+    let (from, results) = strings.split_at(from_count as usize);
+    let arguments_from = from.iter().map(|&name| js.utf16(name)).collect::<Result<Vec<_>>>()?;
+    let ascii = js.u32_elements(*ascii)?;
+    let mut grounds = LiveGrounds { js, grounds: Vec::new() };
+    for (index, pair) in results.chunks_exact(2).enumerate() {
+        let [name, text] = [pair[0], pair[1]];
+        let producer = js.utf16(name)?;
+        if is_declared_ground(&arguments_from, &producer, js.string_len(text)?) {
+            let ascii = ascii.get(index / 32).is_some_and(|bits| bits >> (index % 32) & 1 == 1);
+            grounds.grounds.push((index, producer, text, ascii));
+        }
+    }
+    if Grounding::<napi::Error>::is_unreachable(&grounds) {
+        return js.null();
+    }
+    let joins = core::joins(&mut LiveArgs::new(js), *args, &mut grounds)?;
+    joins_to_js(js, &joins, |index| Ok(results[index * 2]))
+}
+
+thread_local! {
+    /// The buffer a ground's text is read into, kept between calls so that
+    /// a call does not fault in fresh pages for every large text.
+    static GROUND_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Past this size the ground buffer is given back after a call rather than
+/// kept for the next.
+const KEEP_GROUND_BUFFER: usize = 4 << 20;
+
+/// A call's declared grounds as live strings: `(produced index, producer,
+/// text, whether the text is all ASCII)`. Each text is read and
+/// lower-cased when the scan reaches it, into one reused buffer.
+struct LiveGrounds {
+    js: Js,
+    grounds: Vec<(usize, Vec<u16>, Handle, bool)>,
+}
+
+impl Grounding<napi::Error> for LiveGrounds {
+    fn is_unreachable(&self) -> bool {
+        self.grounds.is_empty()
+    }
+
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<()> {
+        let mut bytes = GROUND_BUFFER.with(std::cell::Cell::take);
+        let mut scratch = Vec::new();
+        let mut outcome = Ok(());
+        for &(index, _, text, ascii) in &self.grounds {
+            let lowered = match self.js.lowered(text, ascii, bytes, &mut scratch) {
+                Ok((lowered, _)) => lowered,
+                Err(error) => {
+                    outcome = Err(error);
+                    bytes = Vec::new();
+                    break;
+                }
+            };
+            let more = visit(index, &lowered);
+            bytes = match lowered {
+                Lowered::Ascii(kept) => kept,
+                Lowered::Wide(_) => Vec::new(),
+            };
+            if !more {
+                break;
+            }
+        }
+        if bytes.capacity() <= KEEP_GROUND_BUFFER {
+            GROUND_BUFFER.with(|kept| kept.set(bytes));
+        }
+        outcome
+    }
+
+    fn producer(&self, index: usize) -> &[u16] {
+        let ground = self.grounds.iter().find(|ground| ground.0 == index);
+        &ground.expect("an index the scan showed").1
+    }
+}
+
+/// Every result a run has served so far, each read and lower-cased once, as
+/// it is pushed. `corpus.emptyLookupOf(call, epoch)` judges a call exactly as
+/// `emptyLookupOf(call, <every result pushed, in order>, epoch)` does,
+/// without reading or lower-casing any earlier result again.
+///
+/// It keeps each result's text lower-cased (one byte per UTF-16 unit for
+/// ASCII text, two otherwise) and each distinct tool name once; not the
+/// original text.
+#[napi]
+pub struct ProducedCorpus {
+    inner: corpus::ProducedCorpus,
+}
+
+#[napi]
+impl ProducedCorpus {
+    /// An empty corpus, for one run.
+    #[napi(constructor, catch_unwind)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        ProducedCorpus { inner: corpus::ProducedCorpus::new() }
+    }
+
+    /// Appends a result as the run serves it. Throws a `TypeError` naming
+    /// the field when `result` is not an object or its `toolName` or `text`
+    /// is not a string.
+    #[napi(catch_unwind, ts_args_type = "result: ProducedResult")]
+    pub fn push(&mut self, env: &Env, result: Unknown) -> Result<()> {
+        let js = Js::new(env);
+        let result = result.raw();
+        if js.type_of(result)? != ValueType::Object {
+            return Err(js.wrong_type(
+                "ProducedCorpus.push: result",
+                "an object with toolName and text",
+                result,
+            ));
+        }
+        let tool_name =
+            string_at(js, result, c"toolName", &|| "ProducedCorpus.push: result.toolName".into())?;
+        let text = js.get(result, c"text")?;
+        if js.type_of(text)? != ValueType::String {
+            return Err(js.wrong_type("ProducedCorpus.push: result.text", "a string", text));
+        }
+        let (lowered, units) = js.lowered(text, false, Vec::new(), &mut Vec::new())?;
+        self.inner.push_lowered(&tool_name, lowered, units);
+        Ok(())
+    }
+
+    /// How many results were pushed.
+    #[napi(getter, catch_unwind)]
+    pub fn length(&self) -> u32 {
+        u32::try_from(self.inner.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Judges one finished call to an armed tool against every result
+    /// pushed so far, in push order: the same answer as `emptyLookupOf` with
+    /// that list as `produced`.
+    ///
+    /// @param call the call and what could be read of its result.
+    /// @param epoch the run iteration, stamped on every finding and witness.
+    #[napi(
+        catch_unwind,
+        js_name = "emptyLookupOf",
+        ts_args_type = "call: EmptyLookupCall, epoch: number",
+        ts_return_type = "EmptyLookupEncounter"
+    )]
+    pub fn empty_lookup_of<'env>(
+        &self,
+        env: &'env Env,
+        call: Unknown,
+        epoch: Unknown,
+    ) -> Result<Unknown<'env>> {
+        let js = Js::new(env);
+        let (call, epoch) = (call.raw(), epoch.raw());
+        let who = "ProducedCorpus.emptyLookupOf";
+        if js.type_of(call)? != ValueType::Object {
+            return Err(js.wrong_type(&format!("{who}: call"), "an EmptyLookupCall object", call));
+        }
+        if js.type_of(epoch)? != ValueType::Number {
+            return Err(js.wrong_type(&format!("{who}: epoch"), "a number", epoch));
+        }
+        let epoch = js.f64(epoch)?;
+        let reading = read_reading(js, who, call)?;
+        let encounter = core::empty_lookup_with(&mut LiveArgs::new(js), reading, epoch, |args| {
+            let parts = read_call_parts(js, who, call, args)?;
+            let grounds = self.inner.grounds(&parts.arguments_from);
+            Ok((parts, grounds))
+        })?;
+        Ok(js.unknown(encounter_to_js(js, &encounter)?))
+    }
+}
+
+/// `ProducedCorpus.push` for the JavaScript layer, which has checked the
+/// fields and says whether `text` is all ASCII (see [`Js::lowered`]).
+#[napi(skip_typescript, catch_unwind, js_name = "corpusPush")]
+pub fn corpus_push(
+    env: &Env,
+    corpus: &mut ProducedCorpus,
+    tool_name: Unknown,
+    text: Unknown,
+    ascii: bool,
+) -> Result<()> {
+    let js = Js::new(env);
+    let [tool_name, text] = [tool_name.raw(), text.raw()];
+    for value in [tool_name, text] {
+        if js.type_of(value)? != ValueType::String {
+            return Err(js.wrong_type("corpusPush: toolName and text", "strings", value));
+        }
+    }
+    let (lowered, units) = js.lowered(text, ascii, Vec::new(), &mut Vec::new())?;
+    corpus.inner.push_lowered(&js.utf16(tool_name)?, lowered, units);
+    Ok(())
+}
+
+/// The fast path's native half for a corpus: like [`empty_lookup_joins`],
+/// with the corpus as the produced list (`producer` is the tool's name).
+#[napi(skip_typescript, catch_unwind, js_name = "corpusJoins")]
+pub fn corpus_joins<'env>(
+    env: &'env Env,
+    corpus: &ProducedCorpus,
+    args: Unknown,
+    arguments_from: Unknown,
+) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let arguments_from = tool_names(js, arguments_from.raw(), "corpusJoins: argumentsFrom")?;
+    let mut grounds = corpus.inner.grounds(&arguments_from);
+    if Grounding::<napi::Error>::is_unreachable(&grounds) {
+        return Ok(js.unknown(js.null()?));
+    }
+    let joins = core::joins(&mut LiveArgs::new(js), args.raw(), &mut grounds)?;
+    Ok(js.unknown(joins_to_js(js, &joins, |index| {
+        js.string(Grounding::<napi::Error>::producer(&grounds, index))
+    })?))
+}
+
 /// Past this depth the containers on the current path are tracked in a JS
 /// `Set` instead of by comparing against each one in turn.
 const LINEAR_PATH_LIMIT: usize = 32;
@@ -436,10 +776,7 @@ impl LiveArgs {
         let js = self.js;
         let (object, entries) = match self.object_entries {
             Some(found) => found,
-            None => {
-                let object = js.get(js.global()?, c"Object")?;
-                *self.object_entries.insert((object, js.get(object, c"entries")?))
-            }
+            None => *self.object_entries.insert(js.builtin(Builtin::ObjectEntries)?),
         };
         let pairs = js.call(entries, object, &[record])?;
         let count = js.plain_array_len(pairs)?;
@@ -511,5 +848,13 @@ impl ArgsTree for LiveArgs {
             // `Set.prototype.delete` on a Set we made cannot throw.
             let _ = self.js.call(delete, set, &[*container]);
         }
+    }
+
+    fn too_many_values(&mut self) -> napi::Error {
+        self.js.range_error(&format!(
+            "call.args holds more than {} values along its paths (a getter that returns a new object \
+every time, an object shared along very many paths, or an array with billions of holes); it was not judged",
+            MAX_WALKED_VALUES
+        ))
     }
 }

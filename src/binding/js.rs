@@ -7,6 +7,7 @@
 //! (a getter, a Proxy trap), the error is `PendingException` and the
 //! original exception is what reaches the caller.
 
+use crate::empty_lookup::ground::Lowered;
 use napi::{check_status, sys, Env, Error, Result, Status, ValueType};
 use std::ffi::{CStr, CString};
 use std::ptr;
@@ -25,6 +26,82 @@ impl Js {
 
     pub fn raw_env(&self) -> sys::napi_env {
         self.env
+    }
+
+    pub fn from_raw(env: sys::napi_env) -> Self {
+        Js { env }
+    }
+
+    /// Every argument of the current call, fetched in one crossing.
+    pub fn arguments(&self, info: sys::napi_callback_info) -> Result<Vec<Handle>> {
+        let mut count = 0;
+        check_status!(unsafe {
+            sys::napi_get_cb_info(
+                self.env,
+                info,
+                &mut count,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        })?;
+        let mut arguments = vec![ptr::null_mut(); count];
+        check_status!(unsafe {
+            sys::napi_get_cb_info(
+                self.env,
+                info,
+                &mut count,
+                arguments.as_mut_ptr(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        })?;
+        arguments.truncate(count);
+        Ok(arguments)
+    }
+
+    /// Sets `exports[name]` to a native function that takes any number of
+    /// arguments. `body` gets them all at once; its error is thrown (or,
+    /// when JavaScript already threw, left pending), and a panic becomes an
+    /// `Error` instead of crossing into JavaScript.
+    pub fn export_variadic(
+        &self,
+        exports: Handle,
+        name: &CStr,
+        callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Handle,
+    ) -> Result<()> {
+        let mut function = ptr::null_mut();
+        check_status!(unsafe {
+            sys::napi_create_function(
+                self.env,
+                name.as_ptr(),
+                name.count_bytes() as isize,
+                Some(callback),
+                ptr::null_mut(),
+                &mut function,
+            )
+        })?;
+        self.set(exports, name, function)
+    }
+
+    /// Runs the body of a variadic function (see [`Js::export_variadic`]).
+    ///
+    /// # Safety
+    /// `env` and `info` must be the ones napi passed to the callback.
+    pub unsafe fn run_variadic(
+        env: sys::napi_env,
+        info: sys::napi_callback_info,
+        body: impl FnOnce(Js, &[Handle]) -> Result<Handle> + std::panic::UnwindSafe,
+    ) -> Handle {
+        let js = Js::from_raw(env);
+        let outcome = std::panic::catch_unwind(|| body(js, &js.arguments(info)?));
+        let error = match outcome {
+            Ok(Ok(value)) => return value,
+            Ok(Err(error)) => error,
+            Err(_) => Error::new(Status::GenericFailure, "seamguard: a native helper panicked"),
+        };
+        unsafe { napi::JsError::from(error).throw_into(env) };
+        ptr::null_mut()
     }
 
     /// Throws a `TypeError` with `message` and returns the error that lets
@@ -110,6 +187,85 @@ impl Js {
         Ok(())
     }
 
+    /// A string's `.length`, in UTF-16 code units, without reading it.
+    pub fn string_len(&self, string: Handle) -> Result<usize> {
+        let mut length = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf16(self.env, string, ptr::null_mut(), 0, &mut length)
+        })?;
+        Ok(length)
+    }
+
+    /// The text of a string lower-cased once, and its `.length`.
+    ///
+    /// `ascii` is the caller's word that every unit is ASCII (the package's
+    /// JavaScript layer learns it from `Buffer.byteLength`, which V8 answers
+    /// with SIMD for one-byte strings): such text is read one byte per unit,
+    /// a plain copy of a one-byte string, into `bytes` (whose allocation is
+    /// reused). Any other text is read as UTF-16 units through `scratch`.
+    pub fn lowered(
+        &self,
+        string: Handle,
+        ascii: bool,
+        mut bytes: Vec<u8>,
+        scratch: &mut Vec<u16>,
+    ) -> Result<(Lowered, usize)> {
+        if ascii {
+            let length = self.string_len(string)?;
+            bytes.clear();
+            // napi writes a terminating NUL, so the buffer needs one byte more.
+            bytes.reserve(length + 1);
+            let mut written = 0;
+            check_status!(unsafe {
+                sys::napi_get_value_string_latin1(
+                    self.env,
+                    string,
+                    bytes.as_mut_ptr().cast(),
+                    length + 1,
+                    &mut written,
+                )
+            })?;
+            // SAFETY: napi initialised `written` bytes (and the NUL after them).
+            unsafe { bytes.set_len(written) };
+            // A byte past ASCII shows the word was wrong (V8 cut two-byte
+            // units to their low byte); read the units instead. A cut that
+            // lands in ASCII cannot be seen here, so the word must be true.
+            if let Ok(lowered) = Lowered::of_ascii(bytes) {
+                return Ok((lowered, length));
+            }
+        }
+        self.utf16_into(string, scratch)?;
+        Ok((Lowered::of_units(scratch), scratch.len()))
+    }
+
+    /// The elements of a `Uint32Array`, borrowed for the current call
+    /// (empty for anything else).
+    pub fn u32_elements(&self, array: Handle) -> Result<&[u32]> {
+        let mut is_typed = false;
+        check_status!(unsafe { sys::napi_is_typedarray(self.env, array, &mut is_typed) })?;
+        if !is_typed {
+            return Ok(&[]);
+        }
+        let (mut kind, mut length, mut data) = (0, 0, ptr::null_mut());
+        check_status!(unsafe {
+            sys::napi_get_typedarray_info(
+                self.env,
+                array,
+                &mut kind,
+                &mut length,
+                &mut data,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        })?;
+        if kind != sys::TypedarrayType::uint32_array || length == 0 {
+            return Ok(&[]);
+        }
+        // SAFETY: napi gave the view's own data and length; the array is
+        // an argument of the current call, which outlives the borrow.
+        Ok(unsafe { std::slice::from_raw_parts(data.cast::<u32>(), length) })
+    }
+
     pub fn f64(&self, number: Handle) -> Result<f64> {
         let mut value = 0.0;
         check_status!(unsafe { sys::napi_get_value_double(self.env, number, &mut value) })?;
@@ -151,6 +307,11 @@ impl Js {
             )
         })?;
         (0..self.plain_array_len(names)?).map(|i| self.utf16(self.element(names, i)?)).collect()
+    }
+
+    /// `object[name] = value`.
+    pub fn set(&self, object: Handle, name: &CStr, value: Handle) -> Result<()> {
+        check_status!(unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), value) })
     }
 
     /// `object[index]`, running getters and Proxy traps.
@@ -216,11 +377,6 @@ impl Js {
         Ok(object)
     }
 
-    /// `object[name] = value`.
-    pub fn object_set(&self, object: Handle, name: &CStr, value: Handle) -> Result<()> {
-        check_status!(unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), value) })
-    }
-
     pub fn array(&self, items: &[Handle]) -> Result<Handle> {
         let mut array = ptr::null_mut();
         check_status!(unsafe { sys::napi_create_array_with_length(self.env, items.len(), &mut array) })?;
@@ -244,6 +400,12 @@ impl Js {
             sys::napi_create_string_utf8(self.env, text.as_ptr().cast(), text.len() as isize, &mut string)
         })?;
         Ok(string)
+    }
+
+    pub fn null(&self) -> Result<Handle> {
+        let mut null = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_null(self.env, &mut null) })?;
+        Ok(null)
     }
 
     pub fn number(&self, value: f64) -> Result<Handle> {
@@ -271,6 +433,67 @@ impl Js {
     }
 }
 
+/// JavaScript built-ins the binding calls, each with the receiver it is
+/// looked up on.
+#[derive(Clone, Copy)]
+pub enum Builtin {
+    ArrayIsArray,
+    ObjectEntries,
+}
+
+/// `[Array, Array.isArray, Object, Object.entries]`, per env, held by napi
+/// references so that a call does not look them up by name again (a named
+/// lookup from Rust costs a few hundred nanoseconds). An env's entry is
+/// dropped by a cleanup hook when the env goes away.
+type BuiltinRefs = [sys::napi_ref; 4];
+
+thread_local! {
+    static BUILTINS: std::cell::RefCell<Vec<(usize, BuiltinRefs)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+unsafe extern "C" fn forget_builtins(env: *mut std::ffi::c_void) {
+    BUILTINS.with(|builtins| builtins.borrow_mut().retain(|(known, _)| *known != env as usize));
+}
+
+impl Js {
+    /// `(receiver, function)` of a built-in, as it was on this env's first
+    /// use.
+    pub fn builtin(&self, which: Builtin) -> Result<(Handle, Handle)> {
+        let key = self.env as usize;
+        let known = BUILTINS
+            .with(|builtins| builtins.borrow().iter().find(|(env, _)| *env == key).map(|(_, refs)| *refs));
+        let refs = match known {
+            Some(refs) => refs,
+            None => {
+                let global = self.global()?;
+                let array = self.get(global, c"Array")?;
+                let object = self.get(global, c"Object")?;
+                let values = [array, self.get(array, c"isArray")?, object, self.get(object, c"entries")?];
+                let mut refs: BuiltinRefs = [ptr::null_mut(); 4];
+                for (slot, value) in refs.iter_mut().zip(values) {
+                    check_status!(unsafe { sys::napi_create_reference(self.env, value, 1, slot) })?;
+                }
+                check_status!(unsafe {
+                    sys::napi_add_env_cleanup_hook(self.env, Some(forget_builtins), self.env.cast())
+                })?;
+                BUILTINS.with(|builtins| builtins.borrow_mut().push((key, refs)));
+                refs
+            }
+        };
+        let (receiver, function) = match which {
+            Builtin::ArrayIsArray => (refs[0], refs[1]),
+            Builtin::ObjectEntries => (refs[2], refs[3]),
+        };
+        Ok((self.referenced(receiver)?, self.referenced(function)?))
+    }
+
+    fn referenced(&self, reference: sys::napi_ref) -> Result<Handle> {
+        let mut value = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_reference_value(self.env, reference, &mut value) })?;
+        Ok(value)
+    }
+}
+
 /// `Array.isArray`, looked up once per call: unlike `napi_is_array` it sees
 /// through a Proxy whose target is an array.
 pub struct IsArray {
@@ -293,11 +516,7 @@ impl IsArray {
         }
         let (array, is_array) = match self.array_is_array {
             Some(found) => found,
-            None => {
-                let array = js.get(js.global()?, c"Array")?;
-                let found = (array, js.get(array, c"isArray")?);
-                *self.array_is_array.insert(found)
-            }
+            None => *self.array_is_array.insert(js.builtin(Builtin::ArrayIsArray)?),
         };
         js.bool(js.call(is_array, array, &[value])?)
     }

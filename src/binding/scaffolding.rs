@@ -204,7 +204,7 @@ fn presets_to_js(js: Js) -> Result<Handle> {
         }
         let name = CString::new(preset.name).expect("preset names have no NUL");
         let list = freeze(js.array(&entries)?)?;
-        js.object_set(presets, &name, list)?;
+        js.set(presets, &name, list)?;
     }
     freeze(presets)
 }
@@ -428,7 +428,9 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
         settings.options.open_span_at_end = match String::from_utf16_lossy(&js.utf16(policy)?).as_str() {
             "emit" => scaffolding::OpenSpanPolicy::Emit,
             "drop" => scaffolding::OpenSpanPolicy::Drop,
-            other => return Err(js.type_error(&format!("{what} must be 'emit' or 'drop' (got '{}')", clip(other)))),
+            other => {
+                return Err(js.type_error(&format!("{what} must be 'emit' or 'drop' (got '{}')", clip(other))))
+            }
         };
     }
 
@@ -448,7 +450,9 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
         }
         let most = js.f64(max_held)?;
         if !(most.is_finite() && most >= 1.0 && most.fract() == 0.0) {
-            return Err(js.range_error(&format!("{what} must be a positive integer (got {})", js_number(most))));
+            return Err(
+                js.range_error(&format!("{what} must be a positive integer (got {})", js_number(most)))
+            );
         }
         // Past usize::MAX (on a 32-bit machine) the bound is as good as none.
         settings.options.max_held = NonZeroUsize::new(most.min(usize::MAX as f64) as usize);
@@ -493,7 +497,9 @@ fn read_patterns(js: Js, list: Handle) -> Result<Registry> {
             (Some(literal), None, None) => Pattern::Token { literal },
             (None, Some(start), Some(end)) => Pattern::Span { start, end },
             (None, None, None) => {
-                return Err(js.type_error(&format!("{what} must have start and end, or token (it has neither)")))
+                return Err(
+                    js.type_error(&format!("{what} must have start and end, or token (it has neither)"))
+                )
             }
             (Some(_), _, _) => {
                 return Err(js.type_error(&format!(

@@ -23,11 +23,13 @@
 //!
 //! What it cannot know is [`EMPTY_LOOKUP_CEILING`].
 
+pub mod corpus;
+pub mod ground;
 pub mod walk;
 
-use crate::js_string::{clip, contains, push_str, to_lower, trim};
-use std::borrow::Cow;
-use walk::{walk_string_leaves, ArgsTree, LeafPath};
+use crate::js_string::push_str;
+use ground::{is_declared_ground, ByteRanks, Grounding, Grounds, Needle, Quote};
+use walk::{walk_string_leaves, ArgsTree};
 
 /// The check's ceiling, with one owner: every finding's message quotes it
 /// verbatim, and the README does too.
@@ -60,7 +62,7 @@ impl Shape {
     }
 
     /// How a message and a witness name this kind of empty.
-    fn empty_phrase(self) -> &'static str {
+    pub fn empty_phrase(self) -> &'static str {
         match self {
             Shape::Rowset => "a rowset with zero rows",
             Shape::Absence => "a declared absence (the tool said its search ran and matched nothing)",
@@ -182,36 +184,92 @@ impl Encounter {
     }
 }
 
-/// The declared producers' non-empty results, in `produced` order, each
-/// lower-cased the first time a needle asks for it.
-struct Grounds<'p> {
-    grounds: Vec<(&'p Produced, Option<Cow<'p, [u16]>>)>,
+/// One grounded leaf: what a finding is made of.
+#[derive(Debug, Clone)]
+pub struct Join<V> {
+    /// The leaf's dot-path.
+    pub path: Vec<u16>,
+    /// The leaf as the arguments hold it (a live handle in the binding).
+    pub leaf: V,
+    /// The leaf's UTF-16 units, untrimmed.
+    pub units: Vec<u16>,
+    /// The `produced` index of the first ground that contains it.
+    pub ground: usize,
+    /// Where the message quotes it.
+    pub quote: Quote,
 }
 
-impl<'p> Grounds<'p> {
-    fn declared(arguments_from: &[Vec<u16>], produced: &'p [Produced]) -> Self {
-        let grounds = produced
-            .iter()
-            .filter(|p| arguments_from.contains(&p.tool_name) && !p.text.is_empty())
-            .map(|p| (p, None))
-            .collect();
-        Grounds { grounds }
-    }
-
-    /// The first ground whose lower-cased text contains `needle`.
-    fn first_containing(&mut self, needle: &[u16]) -> Option<&'p Produced> {
-        for (produced, lowered) in &mut self.grounds {
-            let produced: &'p Produced = *produced;
-            let lowered = lowered.get_or_insert_with(|| to_lower(&produced.text));
-            if contains(lowered, needle) {
-                return Some(produced);
-            }
+/// Judges every string leaf of `args` against `grounds`: a leaf whose
+/// needle (trimmed, past the fence, lower-cased) occurs in a ground joins
+/// the first such ground. Joins come in walk order.
+///
+/// The walk runs first and whole, in the rules' order: it is the part
+/// JavaScript can observe (getters, Proxy traps). Then the grounds are read
+/// once each, in order, and every needle not yet placed is searched in each;
+/// the first ground that contains a needle is the first one to be asked. The
+/// scan stops as soon as every needle is placed.
+pub fn joins<T: ArgsTree, G: Grounding<T::Error>>(
+    tree: &mut T,
+    args: T::Value,
+    grounds: &mut G,
+) -> Result<Vec<Join<T::Value>>, T::Error> {
+    let mut judged = Vec::new();
+    walk_string_leaves(tree, args, |path, leaf, units| {
+        if let Some(needle) = Needle::of_leaf(&units) {
+            judged.push((path.dotted(), leaf.clone(), units, needle));
         }
-        None
+    })?;
+    let mut placed: Vec<Option<usize>> = vec![None; judged.len()];
+    let mut unplaced = judged.len();
+    if unplaced > 0 {
+        // The finders are built once the first ground is read, with the
+        // byte ranks of a sample of it.
+        let mut searches = Vec::new();
+        grounds.scan(&mut |index, text| {
+            if searches.is_empty() {
+                let ranks = ByteRanks::sample(text);
+                searches = judged.iter().map(|(_, _, _, needle)| needle.search(ranks.as_ref())).collect();
+            }
+            for (ground, search) in placed.iter_mut().zip(&searches) {
+                if ground.is_none() && text.contains(search) {
+                    *ground = Some(index);
+                    unplaced -= 1;
+                }
+            }
+            unplaced > 0
+        })?;
+    }
+    Ok(judged
+        .into_iter()
+        .zip(placed)
+        .filter_map(|((path, leaf, units, _), ground)| {
+            Some(Join { ground: ground?, quote: Quote::of_leaf(&units), path, leaf, units })
+        })
+        .collect())
+}
+
+/// The disposition the reading decides on its own, before anything else of
+/// the call is read: `not-applicable` for an unreadable result,
+/// `checked-pass` when the lookup found something.
+fn decided_by_reading(reading: Option<Reading>) -> Option<Disposition> {
+    match reading {
+        None => Some(Disposition::NotApplicable),
+        Some(reading) if !reading.empty => Some(Disposition::CheckedPass),
+        Some(_) => None,
     }
 }
 
-/// `emptyLookupOf`: judges one finished call to an armed tool.
+/// The disposition an encounter with `findings` findings earns.
+fn disposition_of(findings: usize) -> Disposition {
+    if findings == 0 {
+        Disposition::CheckedPass
+    } else {
+        Disposition::CheckedFail
+    }
+}
+
+/// `emptyLookupOf`: judges one finished call to an armed tool against the
+/// results in `produced` order.
 ///
 /// `reading` decides first; only when the lookup came back empty does the
 /// check ask `rest` for the call's other parts and the run's results, so an
@@ -222,46 +280,88 @@ pub fn empty_lookup_of<T: ArgsTree>(
     epoch: f64,
     rest: impl FnOnce(&mut T) -> Result<(CallParts<T::Value>, Vec<Produced>), T::Error>,
 ) -> Result<Encounter, T::Error> {
-    let Some(reading) = reading else { return Ok(Encounter::quiet(Disposition::NotApplicable)) };
-    if !reading.empty {
-        return Ok(Encounter::quiet(Disposition::CheckedPass));
-    }
-    let (call, produced) = rest(tree)?;
-    let mut grounds = Grounds::declared(&call.arguments_from, &produced);
-    if grounds.grounds.is_empty() {
-        return Ok(Encounter::quiet(Disposition::Unreachable));
-    }
-
-    let consumer =
-        Consumer { name: &call.tool_name, call_id: &call.tool_call_id, shape: reading.shape, epoch };
-    let mut findings = Vec::new();
-    walk_string_leaves(tree, call.args, |path, leaf| {
-        let value = trim(&leaf);
-        if value.len() < MIN_CHECKED_LENGTH {
-            return;
+    empty_lookup_with(tree, reading, epoch, |tree| {
+        let (call, produced) = rest(tree)?;
+        let mut grounds = Grounds::new();
+        for (index, result) in produced.into_iter().enumerate() {
+            if is_declared_ground(&call.arguments_from, &result.tool_name, result.text.len()) {
+                grounds.push(index, result.tool_name, result.text);
+            }
         }
-        if let Some(ground) = grounds.first_containing(&to_lower(value)) {
-            findings.push(consumer.finding(path, &leaf, &ground.tool_name));
-        }
-    })?;
-    let disposition = if findings.is_empty() { Disposition::CheckedPass } else { Disposition::CheckedFail };
-    Ok(Encounter { findings, disposition })
+        Ok((call, grounds))
+    })
 }
 
-/// Text assembled from Rust literals and JavaScript strings, in UTF-16.
-struct Prose(Vec<u16>);
+/// [`empty_lookup_of`] over any [`Grounding`], a [`corpus::ProducedCorpus`]'s
+/// included.
+pub fn empty_lookup_with<T: ArgsTree, G: Grounding<T::Error>>(
+    tree: &mut T,
+    reading: Option<Reading>,
+    epoch: f64,
+    rest: impl FnOnce(&mut T) -> Result<(CallParts<T::Value>, G), T::Error>,
+) -> Result<Encounter, T::Error> {
+    if let Some(disposition) = decided_by_reading(reading) {
+        return Ok(Encounter::quiet(disposition));
+    }
+    let shape = reading.expect("an empty reading").shape;
+    let (call, mut grounds) = rest(tree)?;
+    if grounds.is_unreachable() {
+        return Ok(Encounter::quiet(Disposition::Unreachable));
+    }
+    let consumer = Consumer { name: &call.tool_name, call_id: &call.tool_call_id, shape, epoch };
+    let findings: Vec<Finding> = joins(tree, call.args, &mut grounds)?
+        .iter()
+        .map(|join| consumer.finding(join, grounds.producer(join.ground)))
+        .collect();
+    Ok(Encounter { disposition: disposition_of(findings.len()), findings })
+}
 
-impl Prose {
-    fn new() -> Self {
-        Prose(Vec::new())
-    }
-    fn s(mut self, text: &str) -> Self {
-        push_str(&mut self.0, text);
-        self
-    }
-    fn u(mut self, units: &[u16]) -> Self {
-        self.0.extend_from_slice(units);
-        self
+/// The prose of a finding, as templates with one owner. A `{slot}` is
+/// filled with a value; everything else is literal. The binding hands the
+/// same templates to the JavaScript layer, which fills them the same way, so
+/// the words live here only.
+pub mod prose {
+    /// Witness 1's provenance: where the chosen value came from.
+    pub const CHOSEN_PROVENANCE: &str = "argument '{path}' of tool call {call}, as the model wrote it";
+    /// Witness 2's value.
+    pub const SERVED_VALUE: &str = "served this value earlier in this run";
+    /// Witness 2's provenance.
+    pub const SERVED_PROVENANCE: &str =
+        "'{producer}' is a declared ground of '{consumer}' (argumentsFrom), and one of \
+its results in this run carries the value";
+    /// Witness 3's value.
+    pub const EMPTY_VALUE: &str = "found nothing: {empty}";
+    /// Witness 3's provenance.
+    pub const EMPTY_PROVENANCE: &str = "the result of tool call {call}, as the tool returned it";
+    /// The finding's message.
+    pub const MESSAGE: &str = "'{consumer}' looked up {path} = \"{quoted}\" and came back with {empty}, yet this run \
+had already produced that value: it appears in a result from '{producer}', which '{consumer}' declares \
+(argumentsFrom) as where its arguments come from. A true absence and a lookup that could never match look the \
+same from here, which is why the pair is worth a look. {ceiling} Tool call id: {call}. Nothing here blocked the \
+call, changed its result, or retried anything.";
+
+    /// Every template, with the name the binding gives it.
+    pub const TEMPLATES: [(&str, &str); 6] = [
+        ("chosenProvenance", CHOSEN_PROVENANCE),
+        ("servedValue", SERVED_VALUE),
+        ("servedProvenance", SERVED_PROVENANCE),
+        ("emptyValue", EMPTY_VALUE),
+        ("emptyProvenance", EMPTY_PROVENANCE),
+        ("message", MESSAGE),
+    ];
+
+    /// Fills `template` in UTF-16; `slot(name)` gives each slot's value.
+    pub fn fill<'v>(template: &str, slot: impl Fn(&str) -> &'v [u16]) -> Vec<u16> {
+        let mut filled = Vec::with_capacity(template.len() + 64);
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            let close = open + rest[open..].find('}').expect("a closed slot");
+            super::push_str(&mut filled, &rest[..open]);
+            filled.extend_from_slice(slot(&rest[open + 1..close]));
+            rest = &rest[close + 1..];
+        }
+        super::push_str(&mut filled, rest);
+        filled
     }
 }
 
@@ -274,12 +374,26 @@ struct Consumer<'c> {
 }
 
 impl Consumer<'_> {
-    fn finding(&self, path: &LeafPath, leaf: &[u16], producer_name: &[u16]) -> Finding {
+    fn finding<V>(&self, join: &Join<V>, producer_name: &[u16]) -> Finding {
         let Consumer { name: consumer_name, call_id, shape, epoch } = *self;
         let consumer = SubjectRef::tool(consumer_name);
         let producer = SubjectRef::tool(producer_name);
-        let predicate = path.dotted();
-        let empty = shape.empty_phrase();
+        let predicate = join.path.clone();
+        let empty = crate::js_string::units(shape.empty_phrase());
+        let ceiling = crate::js_string::units(EMPTY_LOOKUP_CEILING);
+        let quoted = join.quote.text(&join.units);
+        let fill = |template: &str| {
+            prose::fill(template, |slot| match slot {
+                "path" => &predicate,
+                "call" => call_id,
+                "consumer" => consumer_name,
+                "producer" => producer_name,
+                "empty" => &empty,
+                "quoted" => &quoted,
+                "ceiling" => &ceiling,
+                other => unreachable!("no slot {other}"),
+            })
+        };
         let witness = |subject: &SubjectRef, value: Vec<u16>, provenance: Vec<u16>| Assertion {
             subject: subject.clone(),
             predicate: predicate.clone(),
@@ -288,54 +402,11 @@ impl Consumer<'_> {
             provenance,
         };
         let witnesses = [
-            witness(
-                &consumer,
-                leaf.to_vec(),
-                Prose::new()
-                    .s("argument '")
-                    .u(&predicate)
-                    .s("' of tool call ")
-                    .u(call_id)
-                    .s(", as the model wrote it")
-                    .0,
-            ),
-            witness(
-                &producer,
-                Prose::new().s("served this value earlier in this run").0,
-                Prose::new()
-                    .s("'")
-                    .u(producer_name)
-                    .s("' is a declared ground of '")
-                    .u(consumer_name)
-                    .s("' (argumentsFrom), and one of its results in this run carries the value")
-                    .0,
-            ),
-            witness(
-                &consumer,
-                Prose::new().s("found nothing: ").s(empty).0,
-                Prose::new().s("the result of tool call ").u(call_id).s(", as the tool returned it").0,
-            ),
+            witness(&consumer, join.units.clone(), fill(prose::CHOSEN_PROVENANCE)),
+            witness(&producer, fill(prose::SERVED_VALUE), fill(prose::SERVED_PROVENANCE)),
+            witness(&consumer, fill(prose::EMPTY_VALUE), fill(prose::EMPTY_PROVENANCE)),
         ];
-        let message = Prose::new()
-        .s("'")
-        .u(consumer_name)
-        .s("' looked up ")
-        .u(&predicate)
-        .s(" = \"")
-        .u(&clip(trim(leaf), MAX_QUOTED_UNITS))
-        .s("\" and came back with ")
-        .s(empty)
-        .s(", yet this run had already produced that value: it appears in a result from '")
-        .u(producer_name)
-        .s("', which '")
-        .u(consumer_name)
-        .s("' declares (argumentsFrom) as where its arguments come from. A true absence and a lookup that \
-could never match look the same from here, which is why the pair is worth a look. ")
-        .s(EMPTY_LOOKUP_CEILING)
-        .s(" Tool call id: ")
-        .u(call_id)
-        .s(". Nothing here blocked the call, changed its result, or retried anything.")
-        .0;
+        let message = fill(prose::MESSAGE);
         Finding { subjects: [consumer, producer], witnesses, predicate, epoch, message }
     }
 }

@@ -1,4 +1,4 @@
-use super::walk::tests::{list, record, s, Arg, Plain};
+use super::walk::tests::{list, record, s, Arg, Plain, TooMany};
 use super::*;
 use crate::js_string::units;
 
@@ -236,7 +236,7 @@ fn nothing_past_the_reading_is_read_when_the_reading_decides() {
             &mut Plain::default(),
             reading,
             0.0,
-            |_| -> Result<_, std::convert::Infallible> { panic!("the rest of the call was read") },
+            |_| -> Result<_, TooMany> { panic!("the rest of the call was read") },
         )
         .unwrap();
         assert!(encounter.findings.is_empty());
@@ -252,4 +252,153 @@ fn lone_surrogates_survive_into_the_finding() {
     let finding = &encounter.findings[0];
     assert_eq!(finding.witnesses[0].value, leaf);
     assert!(finding.message.windows(leaf.len()).any(|w| w == leaf.as_slice()));
+}
+
+mod grounds_and_corpus {
+    use super::super::corpus::ProducedCorpus;
+    use super::super::ground::{ByteRanks, Lowered, Needle, Quote};
+    use super::*;
+
+    fn needle(text: &str) -> Needle {
+        Needle::of_leaf(&units(text)).expect("past the fence")
+    }
+
+    #[test]
+    fn ascii_and_wide_texts_answer_alike() {
+        let cases: &[(&str, &str, &str, bool)] = &[
+            ("ascii in ascii", "Port FC1/7 ONLINE", "fc1/7", true),
+            ("absent", "Port FC1/7 ONLINE", "fc1/8", false),
+            ("a non-ascii needle is never in ascii text", "istanbul", "İSTANBUL", false),
+            ("the Kelvin sign lowers to an ascii k", "kelvin", "\u{212A}ELVIN", true),
+            ("wide text, ascii needle", "Ünïcode PORT-7", "port-7", true),
+            ("wide text, wide needle", "x İSTANBUL", "i\u{307}stanbul", true),
+        ];
+        // Long enough to be sampled for byte ranks, and full of the bytes a
+        // WWPN is made of.
+        let filler = "{\"wwpn\":\"20:00:00:25:b5:0a:1b:2c\"} ".repeat(600);
+        for (name, text, leaf, expected) in cases {
+            let needle = needle(leaf);
+            for text in [text.to_string(), format!("{filler}{text}")] {
+                let lowered = Lowered::of_units(&units(&text));
+                // The byte ranks only choose where the finder looks first.
+                let sampled = ByteRanks::sample(&lowered);
+                assert_eq!(sampled.is_some(), text.len() > 16 << 10 && text.is_ascii(), "{name}");
+                assert_eq!(lowered.contains(&needle.search(None)), *expected, "{name}");
+                assert_eq!(lowered.contains(&needle.search(sampled.as_ref())), *expected, "{name}, ranked");
+            }
+        }
+        assert!(matches!(Lowered::of_units(&units("ABC")), Lowered::Ascii(_)));
+        assert!(matches!(Lowered::of_units(&units("ÄBC")), Lowered::Wide(_)));
+    }
+
+    #[test]
+    fn the_fence_is_the_needle_s() {
+        for (leaf, judged) in [
+            ("abcd", true),
+            (" abc ", false),
+            ("😀😀", true),
+            ("\u{85}abc", true),
+            ("\u{a0}ab\u{feff}", false),
+        ] {
+            assert_eq!(Needle::of_leaf(&units(leaf)).is_some(), judged, "{leaf:?}");
+        }
+    }
+
+    #[test]
+    fn a_quote_is_offsets_into_the_leaf() {
+        let leaf = units(&format!("  {}😀tail  ", "a".repeat(78)));
+        let quote = Quote::of_leaf(&leaf);
+        assert_eq!(quote, Quote { start: 2, end: 80, clipped: true });
+        assert_eq!(quote.text(&leaf), units(&format!("{}…", "a".repeat(78))));
+        let short = units(" abcd ");
+        assert_eq!(Quote::of_leaf(&short), Quote { start: 1, end: 5, clipped: false });
+    }
+
+    #[test]
+    fn prose_fills_slots_and_keeps_the_rest() {
+        let value = units("{path}");
+        let filled = prose::fill("a {path} b {call}", |slot| if slot == "path" { &value } else { &[] });
+        assert_eq!(text(&filled), "a {path} b ");
+        for (name, template) in prose::TEMPLATES {
+            assert!(!template.contains("{ceiling}") || name == "message");
+        }
+    }
+
+    /// A tiny seeded generator, so a failing case can be replayed.
+    struct Rng(u32);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0 as usize % n
+        }
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+    }
+
+    #[test]
+    fn a_corpus_judges_as_the_list_of_everything_pushed() {
+        let mut r = Rng(20261129);
+        let atoms =
+            ["host", "HOST", "Σ", "ς", "İ", "i\u{307}", " ", "\u{a0}", "😀", "a", "-", "1", "\u{212A}"];
+        let tools = ["inventory", "cmdb", "other"];
+        let mut outcomes = std::collections::HashMap::new();
+        for case in 0..300 {
+            let word = |r: &mut Rng| (0..1 + r.below(5)).map(|_| r.pick(&atoms)).collect::<String>();
+            let pool: Vec<String> = (0..4).map(|_| word(&mut r) + &word(&mut r)).collect();
+            let produced: Vec<Produced> = (0..r.below(5))
+                .map(|_| {
+                    let body =
+                        (0..r.below(3)).map(|_| pool[r.below(4)].clone()).collect::<Vec<_>>().join(" ");
+                    produced(tools[r.below(3)], &body)
+                })
+                .collect();
+            let leaves: Vec<(&str, Arg)> = ["a", "b", "c"]
+                .iter()
+                .map(|key| {
+                    let mut leaf = if r.below(5) > 0 { pool[r.below(4)].clone() } else { word(&mut r) };
+                    if r.below(3) == 0 {
+                        leaf = leaf.to_uppercase();
+                    }
+                    (*key, s(&leaf))
+                })
+                .collect();
+            let from: Vec<&str> = tools.iter().copied().filter(|_| r.below(4) > 0).collect();
+            let args = record(leaves);
+
+            let stateless = check_from(args.clone(), EMPTY_ROWSET, produced.clone(), &from);
+            let mut corpus = ProducedCorpus::new();
+            for result in &produced {
+                corpus.push_units(&result.tool_name, &result.text);
+            }
+            assert_eq!(corpus.len(), produced.len());
+            let parts = CallParts {
+                tool_name: units("port_for_device"),
+                tool_call_id: units("call-2"),
+                args,
+                arguments_from: from.iter().map(|t| units(t)).collect(),
+            };
+            let from_corpus = empty_lookup_with(&mut Plain::default(), EMPTY_ROWSET, 2.0, |_| {
+                let grounds = corpus.grounds(&parts.arguments_from);
+                Ok::<_, TooMany>((parts, grounds))
+            })
+            .unwrap();
+            assert_eq!(from_corpus, stateless, "case {case}");
+            *outcomes.entry(stateless.disposition.as_str()).or_insert(0) += 1;
+        }
+        for disposition in ["checked-fail", "checked-pass", "unreachable"] {
+            assert!(outcomes.get(disposition).copied().unwrap_or(0) > 20, "{outcomes:?}");
+        }
+    }
+
+    #[test]
+    fn a_corpus_keeps_one_byte_per_ascii_unit() {
+        let mut corpus = ProducedCorpus::new();
+        corpus.push_units(&units("inventory"), &units(&"A".repeat(10_000)));
+        corpus.push_units(&units("inventory"), &units(&"Ä".repeat(10_000)));
+        let bytes = corpus.heap_bytes();
+        assert!((30_000..31_000).contains(&bytes), "{bytes}");
+    }
 }

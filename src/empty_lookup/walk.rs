@@ -45,7 +45,23 @@ pub trait ArgsTree {
     fn enter(&mut self, container: &Self::Value) -> Result<bool, Self::Error>;
     /// Takes the most recently entered container off the current path.
     fn leave(&mut self, container: &Self::Value);
+    /// The error that ends a walk which has looked at more than
+    /// [`MAX_WALKED_VALUES`] values.
+    fn too_many_values(&mut self) -> Self::Error;
 }
+
+/// The most values one walk looks at (leaves, containers and everything
+/// else, each time it is reached) before it gives up with
+/// [`ArgsTree::too_many_values`].
+///
+/// The rules walk every path, so arguments can demand unbounded work
+/// without being deep: a getter that returns a fresh object each time it is
+/// read, one object shared along exponentially many paths, an array whose
+/// length claims four billion holes. A recursive walk would end those with
+/// a stack overflow; this one would run until memory ran out. A million is
+/// ten times the 100,000-deep nesting the walk is built to survive, and far
+/// beyond any argument object a model writes.
+pub const MAX_WALKED_VALUES: usize = 1_000_000;
 
 /// One step of a dot-path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,10 +76,14 @@ pub struct LeafPath(Vec<Segment>);
 
 impl LeafPath {
     /// The path as JavaScript spells it, in UTF-16.
+    ///
+    /// The path is threaded as a string, as agentfootprint does: a segment
+    /// is joined with a dot only to a non-empty path, so below an empty key
+    /// the path starts afresh (`{ '': ['x'] }` gives `0`, not `.0`).
     pub fn dotted(&self) -> Vec<u16> {
         let mut dotted = Vec::new();
-        for (i, segment) in self.0.iter().enumerate() {
-            if i > 0 {
+        for segment in &self.0 {
+            if !dotted.is_empty() {
                 dotted.push(u16::from(b'.'));
             }
             match segment {
@@ -93,24 +113,30 @@ impl<V> Frame<V> {
     }
 }
 
-/// Calls `visit(path, leaf)` for every string leaf under `root`, in the
-/// order agentfootprint's generator yields them, reading values lazily in
-/// that same order.
+/// Calls `visit(path, value, units)` for every string leaf under `root`, in
+/// the order agentfootprint's generator yields them, reading values lazily
+/// in that same order. `value` is the leaf as the tree holds it, `units` its
+/// UTF-16 code units.
 pub fn walk_string_leaves<T: ArgsTree>(
     tree: &mut T,
     root: T::Value,
-    mut visit: impl FnMut(&LeafPath, Vec<u16>),
+    mut visit: impl FnMut(&LeafPath, &T::Value, Vec<u16>),
 ) -> Result<(), T::Error> {
     let mut path = LeafPath::default();
     let mut stack: Vec<Frame<T::Value>> = Vec::new();
     // The value to look at next; its segment is already on `path` (except
     // for the root, which has none).
     let mut pending = Some(root);
+    let mut walked = 0usize;
     loop {
         if let Some(value) = pending.take() {
+            walked += 1;
+            if walked > MAX_WALKED_VALUES {
+                return Err(tree.too_many_values());
+            }
             let frame = match tree.node(&value)? {
                 Node::Text(leaf) => {
-                    visit(&path, leaf);
+                    visit(&path, &value, leaf);
                     None
                 }
                 Node::List => Some(Frame::List { list: value, next: 0 }),
@@ -207,7 +233,7 @@ pub(crate) mod tests {
 
     impl ArgsTree for Plain {
         type Value = Arg;
-        type Error = std::convert::Infallible;
+        type Error = TooMany;
 
         fn node(&mut self, value: &Arg) -> Result<Node<Arg>, Self::Error> {
             Ok(match value {
@@ -241,11 +267,19 @@ pub(crate) mod tests {
             let id = self.on_path.pop().expect("a container on the path");
             self.on_path_set.remove(&id);
         }
+
+        fn too_many_values(&mut self) -> TooMany {
+            TooMany
+        }
     }
+
+    /// The test tree's one error: the walk's budget ran out.
+    #[derive(Debug, PartialEq)]
+    pub struct TooMany;
 
     fn leaves(root: Arg) -> Vec<(String, String)> {
         let mut found = Vec::new();
-        walk_string_leaves(&mut Plain::default(), root, |path, leaf| {
+        walk_string_leaves(&mut Plain::default(), root, |path, _, leaf| {
             found.push((String::from_utf16_lossy(&path.dotted()), String::from_utf16_lossy(&leaf)));
         })
         .unwrap();
@@ -269,6 +303,13 @@ pub(crate) mod tests {
             ("top-level array", list(vec![s("x"), Arg::Null, s("y")]), vec![("0", "x"), ("2", "y")]),
             ("opaque values are skipped", record(vec![("n", Arg::Null), ("x", Arg::Num)]), vec![]),
             ("empty key", record(vec![("", s("v"))]), vec![("", "v")]),
+            ("below an empty key the path starts afresh", record(vec![("", list(vec![s("v")]))]), vec![("0", "v")]),
+            (
+                "empty keys all the way down",
+                record(vec![("", record(vec![("", record(vec![("k", s("v"))]))]))]),
+                vec![("k", "v")],
+            ),
+            ("an empty key below a real one", record(vec![("a", record(vec![("", s("v"))]))]), vec![("a.", "v")]),
             (
                 "keys with dots are not escaped",
                 record(vec![("a.b", record(vec![("c", s("v"))]))]),
@@ -306,6 +347,14 @@ pub(crate) mod tests {
         let shared = record(vec![("v", s("same"))]);
         let root = record(vec![("a", shared.clone()), ("b", shared)]);
         assert_eq!(leaves(root), pairs(&[("a.v", "same"), ("b.v", "same")]));
+    }
+
+    #[test]
+    fn the_walk_stops_past_its_budget() {
+        let at_budget = list((0..MAX_WALKED_VALUES - 1).map(|_| Arg::Num).collect());
+        assert!(walk_string_leaves(&mut Plain::default(), at_budget, |_, _, _| ()).is_ok());
+        let past_budget = list((0..MAX_WALKED_VALUES).map(|_| Arg::Num).collect());
+        assert_eq!(walk_string_leaves(&mut Plain::default(), past_budget, |_, _, _| ()), Err(TooMany));
     }
 
     #[test]

@@ -117,10 +117,7 @@ struct NextEnd {
     at: Option<usize>,
 }
 
-const UNSEARCHED: NextEnd = NextEnd {
-    from: usize::MAX,
-    at: None,
-};
+const UNSEARCHED: NextEnd = NextEnd { from: usize::MAX, at: None };
 
 /// Above this capacity, the held buffer is given back once it is small
 /// again, so that one long span does not pin its memory for the stream's
@@ -249,14 +246,8 @@ impl ScaffoldingFilter {
     }
 
     fn strip_at(&self, index: usize) -> Strip<'_> {
-        let StripRecord {
-            reason, pattern, ..
-        } = self.strips[index];
-        Strip {
-            span: self.span_text(index),
-            reason,
-            pattern,
-        }
+        let StripRecord { reason, pattern, .. } = self.strips[index];
+        Strip { span: self.span_text(index), reason, pattern }
     }
 
     fn span_text(&self, index: usize) -> &[u16] {
@@ -356,9 +347,7 @@ impl ScaffoldingFilter {
         let most_held = (end.len() - 1).min(self.held.len());
         (1..=most_held)
             .rev()
-            .find(|&in_held| {
-                self.held.ends_with(&end[..in_held]) && chunk.starts_with(&end[in_held..])
-            })
+            .find(|&in_held| self.held.ends_with(&end[..in_held]) && chunk.starts_with(&end[in_held..]))
             .map(|in_held| end.len() - in_held)
     }
 
@@ -380,11 +369,7 @@ impl ScaffoldingFilter {
     fn cut(&mut self, from: usize, through: &[u16], entry: usize, reason: StripReason) {
         self.stripped.extend_from_slice(&self.held[from..]);
         self.stripped.extend_from_slice(through);
-        self.strips.push(StripRecord {
-            end: self.stripped.len(),
-            reason,
-            pattern: entry,
-        });
+        self.strips.push(StripRecord { end: self.stripped.len(), reason, pattern: entry });
         self.held.truncate(from);
     }
 

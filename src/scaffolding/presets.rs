@@ -13,10 +13,7 @@ use super::registry::{Pattern, SPAN_END, SPAN_START, TOKENS};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PresetPattern {
     /// From `start` up to and including the first `end` after it.
-    Span {
-        start: &'static str,
-        end: &'static str,
-    },
+    Span { start: &'static str, end: &'static str },
     /// The literal on its own.
     Token(&'static str),
 }
@@ -40,10 +37,7 @@ pub struct Preset {
 
 impl Preset {
     pub fn to_patterns(&self) -> Vec<Pattern> {
-        self.patterns
-            .iter()
-            .map(|pattern| pattern.to_pattern())
-            .collect()
+        self.patterns.iter().map(|pattern| pattern.to_pattern()).collect()
     }
 }
 
@@ -53,10 +47,7 @@ impl Preset {
 pub const LFM2: Preset = Preset {
     name: "lfm2",
     patterns: &[
-        PresetPattern::Span {
-            start: SPAN_START,
-            end: SPAN_END,
-        },
+        PresetPattern::Span { start: SPAN_START, end: SPAN_END },
         PresetPattern::Token(TOKENS[0]),
         PresetPattern::Token(TOKENS[1]),
     ],
@@ -64,13 +55,8 @@ pub const LFM2: Preset = Preset {
 
 /// The Hermes tool-call format, `<tool_call>…</tool_call>`, which the chat
 /// templates of Qwen 2.5 and Qwen 3, GLM 4.5 and IBM Granite 4 adopted.
-pub const HERMES: Preset = Preset {
-    name: "hermes",
-    patterns: &[PresetPattern::Span {
-        start: "<tool_call>",
-        end: "</tool_call>",
-    }],
-};
+pub const HERMES: Preset =
+    Preset { name: "hermes", patterns: &[PresetPattern::Span { start: "<tool_call>", end: "</tool_call>" }] };
 
 /// Meta's Llama 3.1 and later: a built-in tool call starts with the
 /// `<|python_tag|>` special token and the message ends with `<|eom_id|>`
@@ -78,19 +64,13 @@ pub const HERMES: Preset = Preset {
 /// format describes.
 pub const LLAMA3: Preset = Preset {
     name: "llama3",
-    patterns: &[PresetPattern::Span {
-        start: "<|python_tag|>",
-        end: "<|eom_id|>",
-    }],
+    patterns: &[PresetPattern::Span { start: "<|python_tag|>", end: "<|eom_id|>" }],
 };
 
 /// Mistral's tokenizers (v3 and later): the `[TOOL_CALLS]` control token
 /// precedes the calls' JSON, with no closing token, so only the token
 /// itself can be stripped.
-pub const MISTRAL: Preset = Preset {
-    name: "mistral",
-    patterns: &[PresetPattern::Token("[TOOL_CALLS]")],
-};
+pub const MISTRAL: Preset = Preset { name: "mistral", patterns: &[PresetPattern::Token("[TOOL_CALLS]")] };
 
 /// DeepSeek V3's chat template: the calls sit between
 /// `<｜tool▁calls▁begin｜>` and `<｜tool▁calls▁end｜>`, spelled with

@@ -44,20 +44,11 @@ impl ReferenceFilter {
     }
 
     pub fn with_options(patterns: Vec<Pattern>, options: Options) -> Self {
-        ReferenceFilter {
-            patterns,
-            options,
-            pending: Vec::new(),
-            stripped_chars: 0,
-            stripped: Vec::new(),
-        }
+        ReferenceFilter { patterns, options, pending: Vec::new(), stripped_chars: 0, stripped: Vec::new() }
     }
 
     pub fn stripped_spans(&self) -> Vec<Vec<u16>> {
-        self.stripped
-            .iter()
-            .map(|strip| strip.span.clone())
-            .collect()
+        self.stripped.iter().map(|strip| strip.span.clone()).collect()
     }
 
     pub fn feed(&mut self, chunk: &[u16]) -> Vec<u16> {
@@ -92,11 +83,7 @@ impl ReferenceFilter {
         if let Some((start, pattern)) = self.open_span(buf) {
             let span = buf.split_off(start);
             self.stripped_chars += span.len();
-            self.stripped.push(Stripped {
-                span,
-                reason,
-                pattern,
-            });
+            self.stripped.push(Stripped { span, reason, pattern });
         }
     }
 
@@ -177,10 +164,7 @@ impl ReferenceFilter {
         let max_opening = openings.iter().map(|o| o.len()).max().unwrap_or(0);
         for k in (1..=buf.len().min(max_opening.saturating_sub(1))).rev() {
             let suffix = &buf[buf.len() - k..];
-            if openings
-                .iter()
-                .any(|o| k < o.len() && o.starts_with(suffix))
-            {
+            if openings.iter().any(|o| k < o.len() && o.starts_with(suffix)) {
                 hold = hold.min(buf.len() - k);
                 break;
             }

@@ -29,11 +29,8 @@ pub const TOKENS: [&str; 2] = ["<|tool_calls|>", "<|tool_call|>"];
 /// [`Pattern::regex_source`] derives for [`default_patterns`]; it is spelled
 /// out as a constant so that the binding can export it as one, and a test
 /// holds the two together.
-pub const DEFAULT_PATTERN_SOURCES: [&str; 3] = [
-    r"<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>",
-    r"<\|tool_calls\|>",
-    r"<\|tool_call\|>",
-];
+pub const DEFAULT_PATTERN_SOURCES: [&str; 3] =
+    [r"<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>", r"<\|tool_calls\|>", r"<\|tool_call\|>"];
 
 /// One registry entry. Literals are UTF-16 code units, as JavaScript holds
 /// strings, so a custom literal may contain any JavaScript string.
@@ -48,17 +45,12 @@ pub enum Pattern {
 impl Pattern {
     /// A span between two literals.
     pub fn span(start: &str, end: &str) -> Self {
-        Pattern::Span {
-            start: start.encode_utf16().collect(),
-            end: end.encode_utf16().collect(),
-        }
+        Pattern::Span { start: start.encode_utf16().collect(), end: end.encode_utf16().collect() }
     }
 
     /// A standalone token.
     pub fn token(literal: &str) -> Self {
-        Pattern::Token {
-            literal: literal.encode_utf16().collect(),
-        }
+        Pattern::Token { literal: literal.encode_utf16().collect() }
     }
 
     /// The JavaScript `RegExp` source that matches what this pattern strips
@@ -169,25 +161,13 @@ impl Registry {
             match pattern {
                 Pattern::Span { start, end } => {
                     let span = span_ends.len();
-                    literals.push(Literal {
-                        units: start.clone(),
-                        role: Role::Start(span),
-                        entry,
-                    });
-                    literals.push(Literal {
-                        units: end.clone(),
-                        role: Role::End(span),
-                        entry,
-                    });
+                    literals.push(Literal { units: start.clone(), role: Role::Start(span), entry });
+                    literals.push(Literal { units: end.clone(), role: Role::End(span), entry });
                     span_ends.push(end.clone());
                     span_entries.push(entry);
                 }
                 Pattern::Token { literal } => {
-                    literals.push(Literal {
-                        units: literal.clone(),
-                        role: Role::Token,
-                        entry,
-                    });
+                    literals.push(Literal { units: literal.clone(), role: Role::Token, entry });
                 }
             }
         }
@@ -197,19 +177,9 @@ impl Registry {
             .map(|literal| literal.units.len())
             .max()
             .unwrap_or(0);
-        let last_units = LastUnits::new(
-            literals
-                .iter()
-                .map(|literal| literal.units[literal.units.len() - 1]),
-        );
-        Ok(Registry {
-            patterns,
-            literals,
-            span_ends,
-            span_entries,
-            longest_opening,
-            last_units,
-        })
+        let last_units =
+            LastUnits::new(literals.iter().map(|literal| literal.units[literal.units.len() - 1]));
+        Ok(Registry { patterns, literals, span_ends, span_entries, longest_opening, last_units })
     }
 
     /// The default registry, compiled once and shared.
@@ -218,8 +188,7 @@ impl Registry {
         DEFAULT
             .get_or_init(|| {
                 Arc::new(
-                    Registry::new(default_patterns())
-                        .expect("the default registry meets the precondition"),
+                    Registry::new(default_patterns()).expect("the default registry meets the precondition"),
                 )
             })
             .clone()
@@ -261,9 +230,9 @@ impl Registry {
     #[inline]
     pub(crate) fn literal_ending(&self, text: &[u16]) -> Option<&Literal> {
         let last = *text.last()?;
-        self.literals.iter().find(|literal| {
-            literal.units[literal.units.len() - 1] == last && text.ends_with(&literal.units)
-        })
+        self.literals
+            .iter()
+            .find(|literal| literal.units[literal.units.len() - 1] == last && text.ends_with(&literal.units))
     }
 
     /// Length of the longest suffix of `text` that could still grow into an
@@ -309,24 +278,16 @@ fn check_disjoint(patterns: &[Pattern]) -> Result<(), RegistryError> {
             if start == end && !start.is_empty() {
                 return Err(RegistryError {
                     entry,
-                    reason:
-                        "its end is the same as its start, so no end could be told from a start"
-                            .into(),
+                    reason: "its end is the same as its start, so no end could be told from a start".into(),
                 });
             }
         }
         for (name, units) in pattern.parts() {
             if units.is_empty() {
-                return Err(RegistryError {
-                    entry,
-                    reason: format!("its {name} is empty"),
-                });
+                return Err(RegistryError { entry, reason: format!("its {name} is empty") });
             }
             let part = Part { entry, name, units };
-            let mut others = seen
-                .iter()
-                .map(|&other| (other, false))
-                .chain([(part, true)]);
+            let mut others = seen.iter().map(|&other| (other, false)).chain([(part, true)]);
             if let Some(reason) = others.find_map(|(other, same)| conflict(part, other, same)) {
                 return Err(RegistryError { entry, reason });
             }
@@ -344,9 +305,7 @@ fn conflict(a: Part<'_>, b: Part<'_>, same: bool) -> Option<String> {
     [(a, b), (b, a)].into_iter().find_map(|(first, second)| {
         let k = overlap(first.units, second.units)?;
         let shared = String::from_utf16_lossy(&second.units[..k]);
-        Some(format!(
-            "{first} ends with `{shared}`, which begins {second}: two occurrences could overlap"
-        ))
+        Some(format!("{first} ends with `{shared}`, which begins {second}: two occurrences could overlap"))
     })
 }
 
@@ -368,10 +327,7 @@ pub(crate) fn find(haystack: &[u16], needle: &[u16]) -> Option<usize> {
     let last_start = haystack.len() - needle.len();
     let mut from = 0;
     while from <= last_start {
-        let at = from
-            + haystack[from..=last_start]
-                .iter()
-                .position(|&unit| unit == first)?;
+        let at = from + haystack[from..=last_start].iter().position(|&unit| unit == first)?;
         if haystack[at + 1..at + needle.len()] == *tail {
             return Some(at);
         }
@@ -396,10 +352,7 @@ impl LastUnits {
         if let [only] = units[..] {
             return LastUnits::One(only);
         }
-        let ascii = units
-            .iter()
-            .filter(|&&unit| unit < 128)
-            .fold(0u128, |mask, &unit| mask | 1 << unit);
+        let ascii = units.iter().filter(|&&unit| unit < 128).fold(0u128, |mask, &unit| mask | 1 << unit);
         let others = units.into_iter().filter(|&unit| unit >= 128).collect();
         LastUnits::Many { ascii, others }
     }
@@ -408,13 +361,17 @@ impl LastUnits {
     fn find(&self, text: &[u16]) -> Option<usize> {
         match self {
             LastUnits::One(unit) => find_unit(text, *unit),
-            LastUnits::Many { ascii, others } => text.iter().position(|&unit| {
-                if unit < 128 {
-                    ascii >> unit & 1 == 1
-                } else {
-                    others.contains(&unit)
-                }
-            }),
+            LastUnits::Many { ascii, others } => {
+                text.iter().position(
+                    |&unit| {
+                        if unit < 128 {
+                            ascii >> unit & 1 == 1
+                        } else {
+                            others.contains(&unit)
+                        }
+                    },
+                )
+            }
         }
     }
 }
@@ -432,9 +389,5 @@ fn find_unit(text: &[u16], unit: u16) -> Option<usize> {
         }
         offset += BLOCK;
     }
-    blocks
-        .remainder()
-        .iter()
-        .position(|&u| u == unit)
-        .map(|at| offset + at)
+    blocks.remainder().iter().position(|&u| u == unit).map(|at| offset + at)
 }

@@ -29,13 +29,7 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
-    Case {
-        name: "plain text",
-        chunks: &["hello"],
-        outputs: &["hello"],
-        flush: "",
-        spans: &[],
-    },
+    Case { name: "plain text", chunks: &["hello"], outputs: &["hello"], flush: "", spans: &[] },
     Case {
         name: "whole span",
         chunks: &["a{S}[read(path='x')]{E}b"],
@@ -60,12 +54,12 @@ const CASES: &[Case] = &[
     Case {
         name: "strip joins its neighbours, one char at a time",
         chunks: &[
-            "<", "|", "t", "o", "o", "l", "_", "<", "|", "t", "o", "o", "l", "_", "c", "a", "l",
-            "l", "s", "|", ">", "c", "a", "l", "l", "|", ">",
+            "<", "|", "t", "o", "o", "l", "_", "<", "|", "t", "o", "o", "l", "_", "c", "a", "l", "l", "s",
+            "|", ">", "c", "a", "l", "l", "|", ">",
         ],
         outputs: &[
-            "", "", "", "", "", "", "", "<|tool_", "", "", "", "", "", "", "", "", "", "", "", "",
-            "", "c", "a", "l", "l", "|", ">",
+            "", "", "", "", "", "", "", "<|tool_", "", "", "", "", "", "", "", "", "", "", "", "", "", "c",
+            "a", "l", "l", "|", ">",
         ],
         flush: "",
         spans: &["<|tool_calls|>"],
@@ -190,11 +184,7 @@ impl Stream for ReferenceFilter {
 fn play(stream: &mut impl Stream, name: &str, chunks: &[&str], outputs: &[&str], flush: &str) {
     assert_eq!(chunks.len(), outputs.len(), "{name}: one output per chunk");
     for (chunk, expected) in chunks.iter().zip(outputs) {
-        assert_eq!(
-            text(&stream.feed(&expand(chunk))),
-            text(&expand(expected)),
-            "{name}: feed {chunk:?}"
-        );
+        assert_eq!(text(&stream.feed(&expand(chunk))), text(&expand(expected)), "{name}: feed {chunk:?}");
     }
     assert_eq!(text(&stream.flush()), text(&expand(flush)), "{name}: flush");
 }
@@ -203,13 +193,7 @@ fn play(stream: &mut impl Stream, name: &str, chunks: &[&str], outputs: &[&str],
 fn table() {
     for case in CASES {
         let mut filter = ScaffoldingFilter::new();
-        play(
-            &mut filter,
-            case.name,
-            case.chunks,
-            case.outputs,
-            case.flush,
-        );
+        play(&mut filter, case.name, case.chunks, case.outputs, case.flush);
         let spans: Vec<String> = filter.stripped_spans().map(text).collect();
         let expected: Vec<String> = case.spans.iter().map(|span| text(&expand(span))).collect();
         assert_eq!(spans, expected, "{}: spans", case.name);
@@ -227,13 +211,7 @@ fn assert_counted(filter: &ScaffoldingFilter, name: &str) {
 fn the_table_agrees_with_the_reference() {
     for case in CASES {
         let mut reference = ReferenceFilter::new(default_patterns());
-        play(
-            &mut reference,
-            case.name,
-            case.chunks,
-            case.outputs,
-            case.flush,
-        );
+        play(&mut reference, case.name, case.chunks, case.outputs, case.flush);
     }
 }
 
@@ -254,10 +232,7 @@ fn surrogates_pass_through_untouched() {
     chunk.extend([0xD83D, 0xDE00, 0xDE00]);
     chunk.extend(expand("{E}"));
     assert!(filter.feed(&chunk).is_empty());
-    assert_eq!(
-        filter.stripped_spans().last().unwrap().len(),
-        S.len() + 3 + E.len()
-    );
+    assert_eq!(filter.stripped_spans().last().unwrap().len(), S.len() + 3 + E.len());
 }
 
 #[test]
@@ -266,10 +241,7 @@ fn feeding_again_after_a_flush() {
     assert_eq!(text(&filter.feed(&expand("a{S}b"))), "a");
     assert_eq!(text(&filter.flush()), format!("{S}b"));
     assert!(!filter.is_span_open());
-    assert_eq!(
-        text(&filter.feed(&expand("c{E}<|tool_call|>d"))),
-        format!("c{E}d")
-    );
+    assert_eq!(text(&filter.feed(&expand("c{E}<|tool_call|>d"))), format!("c{E}d"));
     assert_eq!(filter.stripped_spans().count(), 1);
     assert_eq!(filter.stripped_chars(), "<|tool_call|>".len());
     assert!(filter.flush().is_empty());
@@ -277,68 +249,34 @@ fn feeding_again_after_a_flush() {
 
 #[test]
 fn default_sources_are_the_reference_sources_derived_from_the_literals() {
-    let derived: Vec<String> = default_patterns()
-        .iter()
-        .map(Pattern::regex_source)
-        .collect();
+    let derived: Vec<String> = default_patterns().iter().map(Pattern::regex_source).collect();
     assert_eq!(derived, DEFAULT_PATTERN_SOURCES);
-    assert_eq!(
-        DEFAULT_PATTERN_SOURCES[0],
-        r"<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>"
-    );
+    assert_eq!(DEFAULT_PATTERN_SOURCES[0], r"<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>");
 }
 
 #[test]
 fn regex_source_escapes_syntax_and_non_ascii() {
-    let pattern = Pattern::Token {
-        literal: vec![0x28, 0x2E, 0x2A, 0x2F, 0x61, 0xD800, 0x0A],
-    };
+    let pattern = Pattern::Token { literal: vec![0x28, 0x2E, 0x2A, 0x2F, 0x61, 0xD800, 0x0A] };
     assert_eq!(pattern.regex_source(), r"\(\.\*\/a\uD800\u000A");
 }
 
 #[test]
 fn registry_rejects_overlapping_literals_and_names_the_entry() {
     let rejected = [
-        (
-            vec![Pattern::token("ab"), Pattern::token("b")],
-            1,
-            "occurs inside",
-        ),
-        (
-            vec![Pattern::token("<x>"), Pattern::span("<|a|>", "<|a|>")],
-            1,
-            "its end is the same as its start",
-        ),
+        (vec![Pattern::token("ab"), Pattern::token("b")], 1, "occurs inside"),
+        (vec![Pattern::token("<x>"), Pattern::span("<|a|>", "<|a|>")], 1, "its end is the same as its start"),
         (vec![Pattern::span("<a>", "")], 0, "its end is empty"),
-        (
-            vec![Pattern::span("<a>", "</a>"), Pattern::token("</a>")],
-            1,
-            "occurs inside",
-        ),
+        (vec![Pattern::span("<a>", "</a>"), Pattern::token("</a>")], 1, "occurs inside"),
         (vec![Pattern::token("aba")], 0, "could overlap"),
-        (
-            vec![Pattern::token("<q>"), Pattern::span("<x>", "x>y")],
-            1,
-            "could overlap",
-        ),
-        (
-            vec![Pattern::token("<x"), Pattern::token("x>")],
-            1,
-            "could overlap",
-        ),
+        (vec![Pattern::token("<q>"), Pattern::span("<x>", "x>y")], 1, "could overlap"),
+        (vec![Pattern::token("<x"), Pattern::token("x>")], 1, "could overlap"),
         (vec![Pattern::token("a"), Pattern::token("")], 1, "empty"),
     ];
     for (patterns, entry, reason) in rejected {
-        let error =
-            Registry::new(patterns.clone()).expect_err(&format!("{patterns:?} should be rejected"));
+        let error = Registry::new(patterns.clone()).expect_err(&format!("{patterns:?} should be rejected"));
         assert_eq!(error.entry, entry, "{error}");
         assert!(error.to_string().contains(reason), "{error}");
-        assert!(
-            error
-                .to_string()
-                .starts_with(&format!("scaffolding pattern {entry}:")),
-            "{error}"
-        );
+        assert!(error.to_string().starts_with(&format!("scaffolding pattern {entry}:")), "{error}");
     }
     assert!(Registry::new(default_patterns()).is_ok());
     assert!(Registry::new(Vec::new()).is_ok());
@@ -372,10 +310,7 @@ const OPTION_CASES: &[OptionCase] = &[
         chunks: &["a{S}xyz", "<|tool_call|>w"],
         outputs: &["a", ""],
         flush: "",
-        strips: &[
-            ("<|tool_call|>", StripReason::Match, 2),
-            ("{S}xyzw", StripReason::UnclosedAtEnd, 0),
-        ],
+        strips: &[("<|tool_call|>", StripReason::Match, 2), ("{S}xyzw", StripReason::UnclosedAtEnd, 0)],
     },
     OptionCase {
         name: "drop: a partial marker at the end is still text",
@@ -411,10 +346,7 @@ const OPTION_CASES: &[OptionCase] = &[
         chunks: &["a{S}", "01234", "5", "x<|tool_call|>{E}y"],
         outputs: &["a", "", "", "x{E}y"],
         flush: "",
-        strips: &[
-            ("{S}012345", StripReason::MaxHeld, 0),
-            ("<|tool_call|>", StripReason::Match, 2),
-        ],
+        strips: &[("{S}012345", StripReason::MaxHeld, 0), ("<|tool_call|>", StripReason::Match, 2)],
     },
     OptionCase {
         name: "max held: a span that closes within one feed is stripped whatever its length",
@@ -432,10 +364,7 @@ const OPTION_CASES: &[OptionCase] = &[
         chunks: &["{S}0123", "<|tool_call|>4", "{E}z"],
         outputs: &["", "", "z"],
         flush: "",
-        strips: &[
-            ("<|tool_call|>", StripReason::Match, 2),
-            ("{S}01234{E}", StripReason::Match, 0),
-        ],
+        strips: &[("<|tool_call|>", StripReason::Match, 2), ("{S}01234{E}", StripReason::Match, 0)],
     },
     OptionCase {
         name: "max held: a bound shorter than the start gives a span up as soon as it opens",
@@ -469,30 +398,14 @@ const OPTION_CASES: &[OptionCase] = &[
 #[test]
 fn options_table() {
     for case in OPTION_CASES {
-        let options = Options {
-            open_span_at_end: case.policy,
-            max_held: case.max_held.and_then(NonZeroUsize::new),
-        };
+        let options =
+            Options { open_span_at_end: case.policy, max_held: case.max_held.and_then(NonZeroUsize::new) };
         let mut filter = ScaffoldingFilter::with_options(Registry::shared_default(), options);
-        play(
-            &mut filter,
-            case.name,
-            case.chunks,
-            case.outputs,
-            case.flush,
-        );
+        play(&mut filter, case.name, case.chunks, case.outputs, case.flush);
         let mut reference = ReferenceFilter::with_options(default_patterns(), options);
-        play(
-            &mut reference,
-            case.name,
-            case.chunks,
-            case.outputs,
-            case.flush,
-        );
-        let strips: Vec<(String, StripReason, usize)> = filter
-            .strips()
-            .map(|strip| (text(strip.span), strip.reason, strip.pattern))
-            .collect();
+        play(&mut reference, case.name, case.chunks, case.outputs, case.flush);
+        let strips: Vec<(String, StripReason, usize)> =
+            filter.strips().map(|strip| (text(strip.span), strip.reason, strip.pattern)).collect();
         let expected: Vec<(String, StripReason, usize)> = case
             .strips
             .iter()
@@ -505,28 +418,16 @@ fn options_table() {
 
 #[test]
 fn strips_report_the_pattern_index_in_the_list_given() {
-    let patterns = vec![
-        Pattern::token("<t/>"),
-        Pattern::span("<a>", "</a>"),
-        Pattern::span("<b>", "</b>"),
-    ];
+    let patterns = vec![Pattern::token("<t/>"), Pattern::span("<a>", "</a>"), Pattern::span("<b>", "</b>")];
     let registry = Arc::new(Registry::new(patterns).unwrap());
     let mut filter = ScaffoldingFilter::with_options(
         registry,
-        Options {
-            open_span_at_end: OpenSpanPolicy::Drop,
-            max_held: None,
-        },
+        Options { open_span_at_end: OpenSpanPolicy::Drop, max_held: None },
     );
-    assert_eq!(
-        text(&filter.feed(&units("<b>1</b><t/><a>2</a><a>x<b>y"))),
-        ""
-    );
+    assert_eq!(text(&filter.feed(&units("<b>1</b><t/><a>2</a><a>x<b>y"))), "");
     assert!(filter.flush().is_empty());
-    let seen: Vec<(String, StripReason, usize)> = filter
-        .strips()
-        .map(|strip| (text(strip.span), strip.reason, strip.pattern))
-        .collect();
+    let seen: Vec<(String, StripReason, usize)> =
+        filter.strips().map(|strip| (text(strip.span), strip.reason, strip.pattern)).collect();
     assert_eq!(
         seen,
         [
@@ -543,20 +444,10 @@ fn strips_report_the_pattern_index_in_the_list_given() {
 #[test]
 fn presets_are_usable_registries() {
     let names: Vec<&str> = PRESETS.iter().map(|preset| preset.name).collect();
-    assert_eq!(
-        names,
-        [
-            "lfm2",
-            "hermes",
-            "llama3",
-            "mistral",
-            "deepseek-v3",
-            "kimi-k2"
-        ]
-    );
+    assert_eq!(names, ["lfm2", "hermes", "llama3", "mistral", "deepseek-v3", "kimi-k2"]);
     for preset in &PRESETS {
-        let registry = Registry::new(preset.to_patterns())
-            .unwrap_or_else(|error| panic!("{}: {error}", preset.name));
+        let registry =
+            Registry::new(preset.to_patterns()).unwrap_or_else(|error| panic!("{}: {error}", preset.name));
         assert!(presets::preset(preset.name).is_some());
         // Each pattern strips a whole occurrence of itself between text.
         for (index, pattern) in preset.patterns.iter().enumerate() {
@@ -564,22 +455,11 @@ fn presets_are_usable_registries() {
                 PresetPattern::Span { start, end } => format!("{start}[call()]{end}"),
                 PresetPattern::Token(token) => token.to_string(),
             };
-            let mut filter = ScaffoldingFilter::with_registry(Arc::new(
-                Registry::new(preset.to_patterns()).unwrap(),
-            ));
-            assert_eq!(
-                text(&filter.feed(&units(&format!("a{markup}b")))),
-                "ab",
-                "{}",
-                preset.name
-            );
+            let mut filter =
+                ScaffoldingFilter::with_registry(Arc::new(Registry::new(preset.to_patterns()).unwrap()));
+            assert_eq!(text(&filter.feed(&units(&format!("a{markup}b")))), "ab", "{}", preset.name);
             let strip = filter.strips().next().unwrap();
-            assert_eq!(
-                (text(strip.span), strip.pattern),
-                (markup, index),
-                "{}",
-                preset.name
-            );
+            assert_eq!((text(strip.span), strip.pattern), (markup, index), "{}", preset.name);
         }
         assert!(registry.max_partial() > 0);
     }
@@ -595,10 +475,7 @@ fn the_deepseek_preset_is_spelled_with_full_width_bars_and_lower_blocks() {
     for literal in [start, end] {
         assert_eq!(literal.matches('\u{FF5C}').count(), 2, "{literal}");
         assert_eq!(literal.matches('\u{2581}').count(), 2, "{literal}");
-        assert!(
-            !literal.contains('|') && !literal.contains('_'),
-            "{literal}"
-        );
+        assert!(!literal.contains('|') && !literal.contains('_'), "{literal}");
     }
 }
 
@@ -667,16 +544,13 @@ fn settings() -> Vec<Setting> {
                 Pattern::span("<b>", "</b>"),
             ],
             fragments: words(&[
-                "<", "/", "a", "b", "t", ">", "x", "<a>", "</a>", "<b>", "</b>", "<t/>", "</",
-                "a>", "b>", "<t", "/>",
+                "<", "/", "a", "b", "t", ">", "x", "<a>", "</a>", "<b>", "</b>", "<t/>", "</", "a>", "b>",
+                "<t", "/>",
             ]),
         },
         Setting {
             name: "a long token and a short span",
-            patterns: vec![
-                Pattern::token("<longer-token>"),
-                Pattern::span("<s>", "<e>"),
-            ],
+            patterns: vec![Pattern::token("<longer-token>"), Pattern::span("<s>", "<e>")],
             fragments: words(&[
                 "<",
                 "s",
@@ -717,11 +591,7 @@ fn fragments_of(patterns: &[Pattern]) -> Vec<Vec<u16>> {
         };
         for literal in literals {
             let half = literal.len() / 2;
-            fragments.extend([
-                literal.clone(),
-                literal[..half].to_vec(),
-                literal[half..].to_vec(),
-            ]);
+            fragments.extend([literal.clone(), literal[..half].to_vec(), literal[half..].to_vec()]);
             fragments.extend(literal.iter().map(|&unit| vec![unit]));
         }
     }
@@ -730,9 +600,7 @@ fn fragments_of(patterns: &[Pattern]) -> Vec<Vec<u16>> {
 
 fn random_text(rng: &mut Rng, fragments: &[Vec<u16>], most: usize) -> Vec<u16> {
     let count = rng.below(most + 1);
-    (0..count)
-        .flat_map(|_| fragments[rng.below(fragments.len())].iter().copied())
-        .collect()
+    (0..count).flat_map(|_| fragments[rng.below(fragments.len())].iter().copied()).collect()
 }
 
 /// Cuts `text` into chunks at random code-unit positions (surrogate pairs
@@ -747,11 +615,7 @@ fn random_chunks(rng: &mut Rng, text: &[u16]) -> Vec<Vec<u16>> {
     let mut chunks = Vec::new();
     let mut at = 0;
     while at < text.len() {
-        let len = if rng.below(10) == 0 {
-            0
-        } else {
-            1 + rng.below(12)
-        };
+        let len = if rng.below(10) == 0 { 0 } else { 1 + rng.below(12) };
         let end = (at + len).min(text.len());
         chunks.push(text[at..end].to_vec());
         at = end;
@@ -780,40 +644,21 @@ fn compare(
             Some(most) => most.get(),
             None => usize::MAX,
         };
-        assert!(
-            filter.held().len() <= bound,
-            "{context}: held {:?}",
-            filter.held()
-        );
+        assert!(filter.held().len() <= bound, "{context}: held {:?}", filter.held());
     }
     let ours = filter.flush();
     assert_eq!(ours, reference.flush(), "{context}: flush after {chunks:?}");
     emitted += ours.len();
     let strips: Vec<Stripped> = filter
         .strips()
-        .map(|strip| Stripped {
-            span: strip.span.to_vec(),
-            reason: strip.reason,
-            pattern: strip.pattern,
-        })
+        .map(|strip| Stripped { span: strip.span.to_vec(), reason: strip.reason, pattern: strip.pattern })
         .collect();
-    assert_eq!(
-        strips, reference.stripped,
-        "{context}: strips of {chunks:?}"
-    );
+    assert_eq!(strips, reference.stripped, "{context}: strips of {chunks:?}");
     let spans: Vec<Vec<u16>> = filter.stripped_spans().map(<[u16]>::to_vec).collect();
     assert_eq!(spans, reference.stripped_spans(), "{context}: spans");
-    assert_eq!(
-        filter.stripped_chars(),
-        reference.stripped_chars,
-        "{context}: strippedChars"
-    );
+    assert_eq!(filter.stripped_chars(), reference.stripped_chars, "{context}: strippedChars");
     let input: usize = chunks.iter().map(Vec::len).sum();
-    assert_eq!(
-        emitted + filter.stripped_chars() - stripped_before,
-        input,
-        "{context}: conservation"
-    );
+    assert_eq!(emitted + filter.stripped_chars() - stripped_before, input, "{context}: conservation");
 }
 
 /// The option sets the property tests run under: the reference's, then
@@ -846,8 +691,7 @@ fn matches_the_reference_on_random_texts_and_chunkings() {
             for round in 0..rounds {
                 let options = random_options(&mut rng, policy, bounded);
                 let mut filter = ScaffoldingFilter::with_options(registry.clone(), options);
-                let mut reference =
-                    ReferenceFilter::with_options(setting.patterns.clone(), options);
+                let mut reference = ReferenceFilter::with_options(setting.patterns.clone(), options);
                 let text = random_text(&mut rng, &setting.fragments, 24);
                 for cut in 0..3 {
                     let chunks = random_chunks(&mut rng, &text);
@@ -855,10 +699,7 @@ fn matches_the_reference_on_random_texts_and_chunkings() {
                         &mut filter,
                         &mut reference,
                         &chunks,
-                        &format!(
-                            "{} ({kind} {options:?}) round {round} cut {cut}",
-                            setting.name
-                        ),
+                        &format!("{} ({kind} {options:?}) round {round} cut {cut}", setting.name),
                     );
                 }
                 for strip in filter.strips() {
@@ -879,8 +720,7 @@ fn long_streams_with_many_feeds_match_the_reference() {
             for round in 0..200 {
                 let options = random_options(&mut rng, policy, bounded);
                 let mut filter = ScaffoldingFilter::with_options(registry.clone(), options);
-                let mut reference =
-                    ReferenceFilter::with_options(setting.patterns.clone(), options);
+                let mut reference = ReferenceFilter::with_options(setting.patterns.clone(), options);
                 let text = random_text(&mut rng, &setting.fragments, 200);
                 let chunks = random_chunks(&mut rng, &text);
                 compare(
@@ -900,21 +740,14 @@ fn a_long_open_span_fed_in_small_pieces() {
     // (the transcribed reference would rescan the held span every feed).
     let mut filter = ScaffoldingFilter::new();
     assert_eq!(text(&filter.feed(&expand("before{S}"))), "before");
-    let piece: Vec<u16> = units("[call(x='<|tool_ a|> b>')] ")
-        .into_iter()
-        .cycle()
-        .take(4096)
-        .collect();
+    let piece: Vec<u16> = units("[call(x='<|tool_ a|> b>')] ").into_iter().cycle().take(4096).collect();
     let pieces = 16 * 1024 * 1024 / piece.len();
     for _ in 0..pieces {
         assert!(filter.feed(&piece).is_empty());
     }
     assert!(filter.is_span_open());
     assert_eq!(text(&filter.feed(&expand("{E}after"))), "after");
-    assert_eq!(
-        filter.stripped_chars(),
-        S.len() + pieces * piece.len() + E.len()
-    );
+    assert_eq!(filter.stripped_chars(), S.len() + pieces * piece.len() + E.len());
     assert!(filter.held().is_empty());
 }
 
@@ -933,9 +766,7 @@ impl<'de> serde::Deserialize<'de> for Units {
                 f.write_str("a JSON string")
             }
             fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Units, E> {
-                decode_wtf8(bytes)
-                    .map(Units)
-                    .ok_or_else(|| E::custom("not WTF-8"))
+                decode_wtf8(bytes).map(Units).ok_or_else(|| E::custom("not WTF-8"))
             }
             fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Units, E> {
                 Ok(Units(text.encode_utf16().collect()))
@@ -964,10 +795,7 @@ fn decode_wtf8(bytes: &[u8]) -> Option<Vec<u16>> {
             0..=0xFFFF => out.push(point as u16),
             _ => {
                 let offset = point - 0x1_0000;
-                out.extend([
-                    0xD800 | (offset >> 10) as u16,
-                    0xDC00 | (offset & 0x3FF) as u16,
-                ]);
+                out.extend([0xD800 | (offset >> 10) as u16, 0xDC00 | (offset & 0x3FF) as u16]);
             }
         }
         at += len;
@@ -1031,25 +859,14 @@ fn read_fixture<T: serde::de::DeserializeOwned>(name: &str) -> T {
 fn replay(filter: &mut ScaffoldingFilter, case: &FixtureCase) {
     for round in &case.rounds {
         for (chunk, expected) in round.chunks.iter().zip(&round.outputs) {
-            assert_eq!(
-                filter.feed(&chunk.0),
-                expected.0,
-                "{}: feed {:?}",
-                case.name,
-                text(&chunk.0)
-            );
+            assert_eq!(filter.feed(&chunk.0), expected.0, "{}: feed {:?}", case.name, text(&chunk.0));
         }
         assert_eq!(filter.flush(), round.flush.0, "{}: flush", case.name);
     }
     let spans: Vec<&[u16]> = filter.stripped_spans().collect();
     let expected: Vec<&[u16]> = case.spans.iter().map(|span| &span.0[..]).collect();
     assert_eq!(spans, expected, "{}: spans", case.name);
-    assert_eq!(
-        filter.stripped_chars(),
-        case.stripped_chars,
-        "{}: strippedChars",
-        case.name
-    );
+    assert_eq!(filter.stripped_chars(), case.stripped_chars, "{}: strippedChars", case.name);
 }
 
 #[test]
@@ -1076,20 +893,12 @@ fn replays_the_golden_vectors_of_other_registries() {
             .collect();
         if let Some(name) = &registry.preset {
             let preset = presets::preset(name).expect("a preset of that name");
-            assert_eq!(
-                preset.to_patterns(),
-                patterns,
-                "{name}: the preset changed; regenerate the fixture"
-            );
+            assert_eq!(preset.to_patterns(), patterns, "{name}: the preset changed; regenerate the fixture");
         }
         let compiled = Arc::new(Registry::new(patterns).unwrap());
         registries.insert(registry.name.as_str(), compiled);
     }
-    let presets_seen = fixture
-        .registries
-        .iter()
-        .filter(|r| r.preset.is_some())
-        .count();
+    let presets_seen = fixture.registries.iter().filter(|r| r.preset.is_some()).count();
     assert_eq!(presets_seen, PRESETS.len());
     assert!(fixture.cases.len() > 2000);
     for case in &fixture.cases {

@@ -1,0 +1,120 @@
+// ProducedCorpus: a run's results pushed as they are served, each read and
+// lower-cased once. corpus.emptyLookupOf(call, epoch) must be
+// emptyLookupOf(call, <every result pushed, in order>, epoch), always.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createRequire } from 'node:module';
+import { rng } from './helpers.mjs';
+
+const require = createRequire(import.meta.url);
+const { ProducedCorpus, emptyLookupOf, readLookupResult } = require('seamguard');
+
+const EMPTY = readLookupResult([], false);
+const call = (args, argumentsFrom = ['inventory', 'cmdb'], ...reading) => ({
+  toolName: 'port_for_device', toolCallId: 'call-9', args, argumentsFrom, reading: reading.length ? reading[0] : EMPTY,
+});
+
+describe('ProducedCorpus', () => {
+  it('judges every call as the stateless check does over what was pushed', () => {
+    const r = rng(77);
+    const atoms = ['host', 'HOST', 'Σ', 'ς', 'İ', ' ', '\u00a0', '😀', '\ud800', 'a', '-', '1', 'Ł', '20:00:', 'B5'];
+    const tools = ['inventory', 'cmdb', 'other'];
+    const seen = {};
+    for (let run = 0; run < 60; run++) {
+      const pool = Array.from({ length: 5 }, () => Array.from({ length: 2 + r.below(4) }, () => r.pick(atoms)).join(''));
+      const corpus = new ProducedCorpus();
+      const produced = [];
+      for (let step = 0; step < 8; step++) {
+        const result = { toolName: r.pick(tools), text: Array.from({ length: r.below(4) }, () => r.pick(pool)).join(r.pick([' ', ''])) };
+        corpus.push(result);
+        produced.push(result);
+        assert.equal(corpus.length, produced.length);
+        const leaf = () => (r.below(3) ? r.pick(pool) : r.pick(atoms)) + (r.below(4) ? '' : ' ');
+        const c = call(
+          { a: leaf(), nested: { list: [leaf(), r.below(9)] }, b: r.below(2) ? leaf().toUpperCase() : null },
+          tools.filter(() => r.below(4) > 0),
+          r.pick([EMPTY, EMPTY, readLookupResult(null, true), readLookupResult([1], false), undefined]),
+        );
+        const expected = emptyLookupOf(c, produced, step);
+        assert.deepEqual(corpus.emptyLookupOf(c, step), expected, `run ${run} step ${step}`);
+        assert.equal(JSON.stringify(corpus.emptyLookupOf(c, step)), JSON.stringify(expected));
+        seen[expected.disposition] = (seen[expected.disposition] ?? 0) + 1;
+      }
+    }
+    for (const d of ['checked-fail', 'checked-pass', 'not-applicable', 'unreachable']) assert.ok(seen[d] > 10, JSON.stringify(seen));
+  });
+
+  it('keeps the first declared producer in push order, and counts what was pushed', () => {
+    const corpus = new ProducedCorpus();
+    assert.equal(corpus.length, 0);
+    assert.equal(corpus.emptyLookupOf(call({ h: 'host-a' }), 1).disposition, 'unreachable');
+    corpus.push({ toolName: 'undeclared', text: 'host-a' });
+    corpus.push({ toolName: 'cmdb', text: 'HOST-A in rack 4' });
+    corpus.push({ toolName: 'inventory', text: 'host-a' });
+    assert.equal(corpus.length, 3);
+    const { findings, disposition } = corpus.emptyLookupOf(call({ h: 'host-a' }), 1);
+    assert.equal(disposition, 'checked-fail');
+    assert.deepEqual(findings[0].subjects[1], { kind: 'tool', id: 'cmdb' });
+    assert.deepEqual(Object.keys(findings[0]), ['kind', 'seam', 'subjects', 'predicate', 'witnesses', 'epoch', 'advisory', 'message']);
+  });
+
+  it('holds many results, long and short, ASCII and not', () => {
+    const corpus = new ProducedCorpus();
+    const produced = [];
+    for (let i = 0; i < 3000; i++) {
+      const result = { toolName: i % 2 ? 'inventory' : 'other', text: i % 7 ? `id-${i} ${'x'.repeat(i % 50)}` : `Łódź-${i}` };
+      corpus.push(result);
+      produced.push(result);
+    }
+    corpus.push({ toolName: 'cmdb', text: 'y'.repeat(1 << 20) + 'NEEDLE' });
+    produced.push({ toolName: 'cmdb', text: 'y'.repeat(1 << 20) + 'NEEDLE' });
+    for (const args of [{ a: 'id-2999', b: 'łÓDŹ-7', c: 'needle', d: 'absent!' }, { a: 'id-2998' }]) {
+      assert.deepEqual(corpus.emptyLookupOf(call(args), 5), emptyLookupOf(call(args), produced, 5));
+    }
+    const { findings } = corpus.emptyLookupOf(call({ a: 'id-2999', b: 'łÓDŹ-7', c: 'needle', d: 'id-2998' }), 5);
+    assert.deepEqual(findings.map((f) => [f.predicate, f.subjects[1].id]), [['a', 'inventory'], ['b', 'inventory'], ['c', 'cmdb']]);
+  });
+
+  it('rejects a bad result with a TypeError naming the field, and stays as it was', () => {
+    const corpus = new ProducedCorpus();
+    corpus.push({ toolName: 'inventory', text: 'host-a' });
+    const cases = [
+      [null, /result/], ['text', /result/], [42, /result/], [undefined, /result/],
+      [{ text: 'x' }, /result\.toolName/], [{ toolName: 7, text: 'x' }, /result\.toolName/],
+      [{ toolName: 'inventory' }, /result\.text/], [{ toolName: 'inventory', text: ['x'] }, /result\.text/],
+    ];
+    for (const [bad, pattern] of cases) {
+      assert.throws(() => corpus.push(bad), { name: 'TypeError', message: pattern }, JSON.stringify(bad));
+    }
+    assert.throws(() => corpus.push(), { name: 'TypeError', message: /result/ });
+    assert.equal(corpus.length, 1);
+    assert.equal(corpus.emptyLookupOf(call({ h: 'HOST-A' }), 1).findings.length, 1);
+  });
+
+  it('rejects a bad call as emptyLookupOf does, naming the argument', () => {
+    const corpus = new ProducedCorpus();
+    corpus.push({ toolName: 'inventory', text: 'host-a' });
+    const cases = [
+      [() => corpus.emptyLookupOf(null, 1), /call/],
+      [() => corpus.emptyLookupOf(call({ h: 'host-a' }), '1'), /epoch/],
+      [() => corpus.emptyLookupOf({ ...call({}), toolName: 1 }, 1), /call\.toolName/],
+      [() => corpus.emptyLookupOf({ ...call({}), args: null }, 1), /call\.args/],
+      [() => corpus.emptyLookupOf({ ...call({}), argumentsFrom: [3] }, 1), /call\.argumentsFrom\[0\]/],
+      [() => corpus.emptyLookupOf({ ...call({}), reading: { shape: 'table', empty: true } }, 1), /call\.reading\.shape/],
+    ];
+    for (const [run, pattern] of cases) assert.throws(run, { name: 'TypeError', message: pattern });
+  });
+
+  it('lets a throwing getter in the arguments through unchanged', () => {
+    const corpus = new ProducedCorpus();
+    corpus.push({ toolName: 'inventory', text: 'host-a' });
+    const boom = new RangeError('getter says no');
+    assert.throws(() => corpus.emptyLookupOf(call({ ok: 'host-a', get bad() { throw boom; } }), 1), (e) => e === boom);
+  });
+
+  it('is the generated class', () => {
+    const generated = require('../index.js').ProducedCorpus;
+    assert.equal(ProducedCorpus, generated);
+    assert.ok(new ProducedCorpus() instanceof generated);
+  });
+});

@@ -1,0 +1,175 @@
+// `npm run bench`: the addon against plain JavaScript baselines, in one
+// process. Each workload runs the baseline and the addon alternately (the
+// order flips every round, so drift on a shared machine hits both), at
+// least five times each, and reports the medians and baseline/addon (above
+// 1: the addon is faster). Before timing, each workload checks once that
+// both sides give the same answer, so the two cannot be measuring different
+// work. Usage: node benchmark/bench.mjs [--rounds N] [name-filter...]
+import { createRequire } from 'node:module';
+import { ReferenceFilter } from './baseline-filter.mjs';
+import * as baseline from './baseline-empty-lookup.mjs';
+import {
+  absent, answerText, chunked, emptyCall, idFrom, producedRun, rng, toolResult,
+} from './workloads.mjs';
+
+const require = createRequire(import.meta.url);
+const addon = require('seamguard');
+
+const argv = process.argv.slice(2);
+const roundsAt = argv.indexOf('--rounds');
+const ROUNDS = roundsAt >= 0 ? Math.max(5, Number(argv.splice(roundsAt, 2)[1])) : 7;
+const only = argv;
+
+// ---- the stream seam --------------------------------------------------------
+
+function streamWith(Filter, chunks) {
+  const filter = new Filter();
+  let out = '';
+  for (const chunk of chunks) out += filter.feed(chunk);
+  return out + filter.flush();
+}
+
+function filterWorkload(name, target, chunks, { repeat = 1 } = {}) {
+  const run = (Filter) => () => {
+    let out;
+    for (let i = 0; i < repeat; i++) out = streamWith(Filter, chunks);
+    return out;
+  };
+  return {
+    name, target,
+    baseline: run(ReferenceFilter),
+    addon: run(addon.ScaffoldingFilter),
+    same: (a, b) => a === b,
+  };
+}
+
+const ANSWER = answerText(200 * 1024, 11);
+// A model that leaks one large tool call: its JSON payload is the open span.
+const SPAN = `Saving it now. <|tool_call_start|>[write_file(path='devices.jsonl', content='${toolResult(12, 100 * 1024).text}')]<|tool_call_end|> Done.`;
+const ANGLES = Array.from({ length: 25 * 1024 }, (_, i) => `ab${'cdefgh'[i % 6]}<`).join('');
+
+const filterWorkloads = [
+  filterWorkload('filter: 200 KB answer, 1-6 unit chunks', 1.5, chunked(ANSWER, 1, 6, 1)),
+  filterWorkload('filter: 200 KB answer, 64 KB chunks', 3, chunked(ANSWER, 64 * 1024, 64 * 1024, 2), { repeat: 20 }),
+  filterWorkload('filter: 100 KB open span, 1-8 unit chunks', 100, chunked(SPAN, 1, 8, 3)),
+  filterWorkload("filter: '<' every 4th unit, 1-4 unit chunks", 1.5, chunked(ANGLES, 1, 4, 4)),
+];
+
+// ---- the write seam ---------------------------------------------------------
+
+/** What must agree between the two sides: disposition and every join. */
+const summary = (encounters) => encounters.map((e) => [
+  e.disposition, e.findings.length,
+  ...e.findings.map((f) => `${f.predicate}=${f.witnesses[0].value}@${f.subjects[1].id}`),
+]);
+const sameSummary = (a, b) => JSON.stringify(summary(a)) === JSON.stringify(summary(b));
+
+function statelessWorkload(name, target, produced, calls, { repeat = 1 } = {}) {
+  const results = produced.map(({ toolName, text }) => ({ toolName, text }));
+  const run = (emptyLookupOf) => () => {
+    const encounters = [];
+    for (let r = 0; r < repeat; r++) {
+      for (let i = 0; i < calls.length; i++) encounters[i] = emptyLookupOf(calls[i], results, i);
+    }
+    return encounters;
+  };
+  return { name, target, baseline: run(baseline.emptyLookupOf), addon: run(addon.emptyLookupOf), same: sameSummary };
+}
+
+/** Armed calls with `args(i)` over `produced`, cycling through a few shapes. */
+const callsOf = (count, args) => Array.from({ length: count }, (_, i) => emptyCall(i, args(i)));
+
+const SMALL = producedRun(4, 2 * 1024, 100);
+const MEDIUM = producedRun(10, 8 * 1024, 200);
+const LARGE = producedRun(50, 200 * 1024, 300);
+
+const emptyLookupWorkloads = [
+  statelessWorkload('empty-lookup: 4 results x 2 KB, 2 args, 2,000 calls', 1.5, SMALL,
+    callsOf(2000, (i) => ({ wwpn: idFrom(SMALL, 3 - (i % 2) * 2, i), note: absent(i) }))),
+  statelessWorkload('empty-lookup: 10 results x 8 KB, 3 args, 300 calls', 3, MEDIUM,
+    callsOf(300, (i) => ({ wwpn: idFrom(MEDIUM, 9 - (i % 3), i), filter: { host: idFrom(MEDIUM, i % 10, i + 1) }, query: absent(i) }))),
+  statelessWorkload('empty-lookup: 50 results x 200 KB, 5 args', 4, LARGE,
+    callsOf(3, (i) => ({
+      wwpn: idFrom(LARGE, 49 - i, i), hosts: [idFrom(LARGE, 10 * i, i + 1), absent(i)], query: absent(i + 100), limit: '25',
+    }))),
+  statelessWorkload('empty-lookup: non-empty reading (early return), 20,000 calls', 0.5, SMALL,
+    Array.from({ length: 20000 }, (_, i) => ({ ...emptyCall(i, { wwpn: idFrom(SMALL, 0, i) }), reading: { shape: 'rowset', empty: false, rows: 3 } }))),
+];
+
+// A run: results are served one at a time, and after each one an armed call
+// looks up an id from the result just served, an id from an earlier result
+// and a value no result carries.
+const RUN = producedRun(40, 100 * 1024, 400);
+const runCalls = RUN.map((_, i) => {
+  const r = rng(500 + i);
+  return emptyCall(i, { wwpn: idFrom(RUN, i, i), host: idFrom(RUN, r.below(i + 1), i + 1), query: absent(i) });
+});
+
+function runBaseline() {
+  const produced = [];
+  return RUN.map(({ toolName, text }, i) => {
+    produced.push({ toolName, text });
+    return baseline.emptyLookupOf(runCalls[i], produced, i);
+  });
+}
+
+function runAddon() {
+  if (addon.ProducedCorpus === undefined) {
+    const produced = [];
+    return RUN.map(({ toolName, text }, i) => {
+      produced.push({ toolName, text });
+      return addon.emptyLookupOf(runCalls[i], produced, i);
+    });
+  }
+  const corpus = new addon.ProducedCorpus();
+  return RUN.map(({ toolName, text }, i) => {
+    corpus.push({ toolName, text });
+    return corpus.emptyLookupOf(runCalls[i], i);
+  });
+}
+
+const runWorkload = {
+  name: 'run: 40 results x 100 KB served one by one, a 3-arg call after each (ProducedCorpus)',
+  target: 20, baseline: runBaseline, addon: runAddon, same: sameSummary,
+};
+
+// ---- measuring --------------------------------------------------------------
+
+function time(fn) {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const median = (samples) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+function measure({ name, baseline: base, addon: ours, same }) {
+  if (!same(base(), ours())) throw new Error(`${name}: the baseline and the addon disagree`);
+  const samples = { baseline: [], addon: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? ['addon', 'baseline'] : ['baseline', 'addon'];
+    for (const side of order) samples[side].push(time(side === 'addon' ? ours : base));
+  }
+  return { baseline: median(samples.baseline), addon: median(samples.addon) };
+}
+
+const workloads = [...filterWorkloads, ...emptyLookupWorkloads, runWorkload]
+  .filter((w) => only.length === 0 || only.some((word) => w.name.includes(word)));
+
+const ms = (value) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+console.log(`Medians of ${ROUNDS} alternating rounds each; ratio = baseline / addon (above 1: the addon is faster).\n`);
+console.log('| workload | baseline ms | addon ms | ratio | target | |');
+console.log('| --- | ---: | ---: | ---: | ---: | --- |');
+let missed = 0;
+for (const workload of workloads) {
+  const { baseline: b, addon: a } = measure(workload);
+  const ratio = b / a;
+  const met = ratio >= workload.target;
+  if (!met) missed++;
+  console.log(`| ${workload.name} | ${ms(b)} | ${ms(a)} | ${ratio.toFixed(ratio >= 100 ? 0 : 2)} | ≥ ${workload.target} | ${met ? 'met' : 'MISSED'} |`);
+}
+console.log(`\n${workloads.length - missed} of ${workloads.length} targets met.`);

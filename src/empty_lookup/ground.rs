@@ -1,0 +1,249 @@
+//! Grounds and needles: the texts a leaf is searched in, and the leaf as it
+//! is searched for.
+//!
+//! A ground is a declared producer's non-empty result, lower-cased exactly as
+//! `String.prototype.toLowerCase` would. Most tool output is ASCII, and for
+//! ASCII the lower-casing is a byte map and every needle that can occur in it
+//! is ASCII too; so such a text is kept one byte per unit and searched with
+//! `memchr`'s byte finder, which is built once per needle and reused for every
+//! ground. Any other text keeps its UTF-16 units. Either way the answer is
+//! the plain substring test of the rules.
+
+use super::MIN_CHECKED_LENGTH;
+use crate::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
+use memchr::arch::all::packedpair::HeuristicFrequencyRank;
+use memchr::memmem::{Finder, FinderBuilder};
+
+/// Whether a result is a ground for a call: its producer is declared in the
+/// call's `argumentsFrom`, and its text is not empty.
+pub fn is_declared_ground(arguments_from: &[Vec<u16>], tool_name: &[u16], text_len: usize) -> bool {
+    text_len > 0 && arguments_from.iter().any(|declared| declared == tool_name)
+}
+
+/// A result's text, lower-cased, in the narrowest form that holds it exactly.
+#[derive(Debug, Clone)]
+pub enum Lowered {
+    /// Every unit was ASCII: one byte per unit.
+    Ascii(Vec<u8>),
+    /// Anything else, as UTF-16 code units.
+    Wide(Vec<u16>),
+}
+
+impl Lowered {
+    /// Lower-cases `text`.
+    pub fn of_units(text: &[u16]) -> Self {
+        // One pass that narrows, lower-cases and notes whether any unit was
+        // past ASCII; it vectorises, where three separate passes did not.
+        let mut bytes = vec![0u8; text.len()];
+        let mut seen = 0u16;
+        for (byte, &unit) in bytes.iter_mut().zip(text) {
+            seen |= unit;
+            let narrow = unit as u8;
+            *byte = narrow | (u8::from(narrow.wrapping_sub(b'A') < 26) << 5);
+        }
+        if seen < 0x80 {
+            return Lowered::Ascii(bytes);
+        }
+        Lowered::Wide(to_lower(text).into_owned())
+    }
+
+    /// Lower-cases text held one byte per unit, in place, when every byte
+    /// is ASCII; otherwise gives the buffer back (its bytes changed).
+    pub fn of_ascii(mut text: Vec<u8>) -> Result<Self, Vec<u8>> {
+        // One vectorised pass that lower-cases and checks at once.
+        let mut seen = 0u8;
+        for byte in text.iter_mut() {
+            seen |= *byte;
+            *byte |= u8::from(byte.wrapping_sub(b'A') < 26) << 5;
+        }
+        if seen < 0x80 {
+            Ok(Lowered::Ascii(text))
+        } else {
+            Err(text)
+        }
+    }
+
+    /// The heap this text keeps, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Lowered::Ascii(text) => text.capacity(),
+            Lowered::Wide(text) => text.capacity() * 2,
+        }
+    }
+
+    /// Whether the needle of `search` occurs in this text.
+    pub fn contains(&self, search: &Search) -> bool {
+        match self {
+            // A needle with a non-ASCII unit cannot occur in ASCII text.
+            Lowered::Ascii(text) => search.finder.as_ref().is_some_and(|finder| finder.find(text).is_some()),
+            Lowered::Wide(text) => find(text, search.units).is_some(),
+        }
+    }
+}
+
+/// A leaf's value as the check searches for it: trimmed, at least
+/// [`MIN_CHECKED_LENGTH`] units long, lower-cased.
+pub struct Needle {
+    units: Vec<u16>,
+    /// The same units as bytes, when every one is ASCII.
+    ascii: Option<Vec<u8>>,
+}
+
+impl Needle {
+    /// The needle of `leaf`, or `None` when the trimmed leaf is under the
+    /// fence and is not judged.
+    pub fn of_leaf(leaf: &[u16]) -> Option<Self> {
+        let value = trim(leaf);
+        if value.len() < MIN_CHECKED_LENGTH {
+            return None;
+        }
+        let units = to_lower(value).into_owned();
+        let ascii = is_ascii(&units).then(|| units.iter().map(|&unit| unit as u8).collect());
+        Some(Needle { units, ascii })
+    }
+
+    /// The needle ready to be searched for in grounds whose bytes occur as
+    /// often as `ranks` says (`None`: as `memchr`'s own table says).
+    pub fn search(&self, ranks: Option<&ByteRanks>) -> Search<'_> {
+        let finder = self.ascii.as_ref().map(|bytes| match ranks {
+            Some(ranks) => FinderBuilder::new().build_forward_with_ranker(ranks, bytes),
+            None => Finder::new(bytes),
+        });
+        Search { units: &self.units, finder }
+    }
+}
+
+/// A needle with its byte finder built. The finder looks first for two of
+/// the needle's bytes that are rare in the grounds at hand; which two only
+/// changes how fast a text is searched, never the answer.
+pub struct Search<'n> {
+    units: &'n [u16],
+    /// For an ASCII needle.
+    finder: Option<Finder<'n>>,
+}
+
+/// How common each byte is in the texts being searched, from a sample, as
+/// `memchr`'s finder takes it: its built-in table ranks bytes as they occur
+/// in prose and source code, where `:`, digits and hex letters are rare, and
+/// in tool output they are everywhere.
+pub struct ByteRanks([u8; 256]);
+
+/// At most this many bytes of a text are sampled for [`ByteRanks`].
+const RANK_SAMPLE: usize = 512;
+
+/// Below this many bytes a text is not sampled: the search it would speed
+/// up costs less than the sample.
+const RANK_MIN_TEXT: usize = 16 << 10;
+
+impl ByteRanks {
+    /// Ranks from an even sample of `text`, when it is ASCII and long
+    /// enough to be worth it.
+    pub fn sample(text: &Lowered) -> Option<Self> {
+        let Lowered::Ascii(bytes) = text else { return None };
+        if bytes.len() < RANK_MIN_TEXT {
+            return None;
+        }
+        let mut counts = [0u32; 256];
+        let step = (bytes.len() / RANK_SAMPLE).max(1);
+        for &byte in bytes.iter().step_by(step) {
+            counts[usize::from(byte)] += 1;
+        }
+        let most = counts.iter().copied().max().unwrap_or(0).max(1) as u64;
+        let mut ranks = [0u8; 256];
+        for (rank, count) in ranks.iter_mut().zip(counts) {
+            *rank = (u64::from(count) * 255 / most) as u8;
+        }
+        Some(ByteRanks(ranks))
+    }
+}
+
+impl HeuristicFrequencyRank for &ByteRanks {
+    fn rank(&self, byte: u8) -> u8 {
+        self.0[usize::from(byte)]
+    }
+}
+
+/// Where a message quotes a leaf: `leaf[start..end]`, followed by `…` when
+/// `clipped`. It is the trimmed value, cut to at most
+/// [`super::MAX_QUOTED_UNITS`] units without splitting a surrogate pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quote {
+    pub start: usize,
+    pub end: usize,
+    pub clipped: bool,
+}
+
+impl Quote {
+    pub fn of_leaf(leaf: &[u16]) -> Self {
+        let trimmed = trim_range(leaf);
+        match clip_point(&leaf[trimmed.clone()], super::MAX_QUOTED_UNITS) {
+            None => Quote { start: trimmed.start, end: trimmed.end, clipped: false },
+            Some(keep) => Quote { start: trimmed.start, end: trimmed.start + keep, clipped: true },
+        }
+    }
+
+    /// The quoted text, `…` included.
+    pub fn text(&self, leaf: &[u16]) -> Vec<u16> {
+        let mut quoted = leaf[self.start..self.end].to_vec();
+        if self.clipped {
+            quoted.push(0x2026);
+        }
+        quoted
+    }
+}
+
+/// Where needles are searched: a call's declared grounds, in `produced`
+/// order. `E` is the error reading a ground can end in.
+pub trait Grounding<E> {
+    /// No declared producer served a non-empty result.
+    fn is_unreachable(&self) -> bool;
+    /// Shows `visit` each ground's lower-cased text with its `produced`
+    /// index, in order, until `visit` returns `false`.
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<(), E>;
+    /// The tool that produced result `index` (an index `scan` showed).
+    fn producer(&self, index: usize) -> &[u16];
+}
+
+/// The declared grounds of one call, from a `produced` list held as UTF-16
+/// units. Each text is lower-cased when the scan reaches it, and only then.
+#[derive(Default)]
+pub struct Grounds {
+    grounds: Vec<Ground>,
+}
+
+struct Ground {
+    index: usize,
+    producer: Vec<u16>,
+    text: Vec<u16>,
+}
+
+impl Grounds {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds result `index` of `producer`.
+    pub fn push(&mut self, index: usize, producer: Vec<u16>, text: Vec<u16>) {
+        self.grounds.push(Ground { index, producer, text });
+    }
+}
+
+impl<E> Grounding<E> for Grounds {
+    fn is_unreachable(&self) -> bool {
+        self.grounds.is_empty()
+    }
+
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<(), E> {
+        for ground in &self.grounds {
+            if !visit(ground.index, &Lowered::of_units(&ground.text)) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn producer(&self, index: usize) -> &[u16] {
+        let ground = self.grounds.iter().find(|ground| ground.index == index);
+        &ground.expect("an index the scan showed").producer
+    }
+}
