@@ -234,15 +234,21 @@ pub fn read_lookup_result<'env>(
         return Err(js.wrong_type("readLookupResult: declaredAbsence", "a boolean", declared_absence));
     }
     let declared_absence = js.bool(declared_absence)?;
-    let array_length = if declared_absence {
+    let mut is_array = IsArray::new(js);
+    let array_length = if declared_absence || !is_array.test(value)? {
         None
+    } else if js.is_plain_array(value)? {
+        Some(js.plain_array_len(value)?)
     } else {
-        let mut is_array = IsArray::new(js);
-        if is_array.test(value)? {
-            Some(u32::try_from(is_array.len(value)?).unwrap_or(u32::MAX))
-        } else {
-            None
-        }
+        // A Proxy over an array: its `length` is whatever the trap returns.
+        // agentfootprint reads it twice, `empty: length === 0` and then
+        // `rows: length`, and passes the value through; so does this.
+        let first = js.get(value, c"length")?;
+        let empty = js.type_of(first)? == ValueType::Number && js.f64(first)? == 0.0;
+        let rows = js.get(value, c"length")?;
+        let shape = js.str(core::Shape::Rowset.as_str())?;
+        let reading = js.object(&[(c"shape", shape), (c"empty", js.boolean(empty)?), (c"rows", rows)])?;
+        return Ok(js.unknown(reading));
     };
     let reading = match core::read_lookup_result(declared_absence, array_length) {
         Some(reading) => reading_to_js(js, reading)?,
