@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { emptyLookupOf, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter, SCAFFOLD_PRESETS } = require('seamguard');
+const { ProducedCorpus, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter, SCAFFOLD_PRESETS } = require('seamguard');
 
 const wrap = (text, indent = '    ', width = 78) => {
   const lines = [];
@@ -27,9 +27,6 @@ const wrap = (text, indent = '    ', width = 78) => {
   return lines.join('\n');
 };
 
-// The run so far: every result served, in order, with the tool that served it.
-const produced = [];
-
 // Scripted tools. The reverse lookup filters a column before it exists,
 // so it matches nothing, for every identifier, always.
 const tools = {
@@ -39,29 +36,41 @@ const tools = {
   ],
   port_for_device: () => [],
 };
+// What the tools' authors declared: where port_for_device's arguments come from.
 const argumentsFrom = { port_for_device: ['fabric_inventory'] };
 
-function callTool(epoch, toolCallId, toolName, args) {
-  const value = tools[toolName](args);
-  console.log(`[${epoch}] ${toolName}(${JSON.stringify(args)}) → ${JSON.stringify(value)}`);
-  const declared = argumentsFrom[toolName];
+// A scripted model: each turn sees the last tool result and either calls a
+// tool or answers (its answer is streamed later, through the stream seam).
+const model = [
+  () => ({ tool: 'fabric_inventory', args: {} }),
+  (devices) => ({ tool: 'port_for_device', args: { wwpn: devices[0].wwpn } }),
+  () => ({ tool: 'port_for_device', args: { wwpn: 'ff:ff:ff:ff:ff:ff:ff:ff' } }),
+  () => ({ answer: true }),
+];
+
+console.log('seamguard demo: the write seam\n');
+// One corpus per run: every result is pushed once, as it is served.
+const corpus = new ProducedCorpus();
+let last;
+for (const [turn, decide] of model.entries()) {
+  const step = decide(last);
+  if (step.answer) break;
+  const epoch = turn + 1;
+  const toolCallId = `call-${epoch}`;
+  last = tools[step.tool](step.args);
+  console.log(`[${epoch}] model calls ${step.tool}(${JSON.stringify(step.args)}) → ${JSON.stringify(last)}`);
+  const declared = argumentsFrom[step.tool];
   if (declared) {
-    const call = { toolName, toolCallId, args, argumentsFrom: declared, reading: readLookupResult(value, false) };
-    const { disposition, findings } = emptyLookupOf(call, produced, epoch);
+    const call = { toolName: step.tool, toolCallId, args: step.args, argumentsFrom: declared, reading: readLookupResult(last, false) };
+    const { disposition, findings } = corpus.emptyLookupOf(call, epoch);
     console.log(`    write seam: ${disposition}`);
     for (const finding of findings) {
       console.log(`    advisory ${finding.kind} on ${finding.predicate} (${finding.subjects.map((s) => s.id).join(' ← ')}):`);
       console.log(wrap(finding.message, '      '));
     }
   }
-  produced.push({ toolName, text: JSON.stringify(value) });
-  return value;
+  corpus.push({ toolName: step.tool, text: JSON.stringify(last) });
 }
-
-console.log('seamguard demo: the write seam\n');
-const devices = callTool(1, 'call-1', 'fabric_inventory', {});
-callTool(2, 'call-2', 'port_for_device', { wwpn: devices[0].wwpn });
-callTool(3, 'call-3', 'port_for_device', { wwpn: 'ff:ff:ff:ff:ff:ff:ff:ff' });
 console.log('\nWhat the check cannot know:');
 console.log(wrap(EMPTY_LOOKUP_CEILING, '  '));
 
@@ -96,7 +105,7 @@ function streamThrough(title, answer, options) {
   console.log(`  → ${filter.strippedSpans.length} spans stripped, ${filter.strippedChars} UTF-16 units`);
 }
 
-console.log('\nseamguard demo: the stream seam');
+console.log('\nseamguard demo: the stream seam (the model now streams its answer)');
 streamThrough(
   'An LFM2-style model answers, leaking its tool-call markup',
   'host-a (20:00:00:25:b5:aa:00:1f) is not logged in to any port on the collected switches. ' +
