@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 
-import { ScaffoldingFilter, emptyLookupOf, readLookupResult } from 'seamguard';
+import { SCAFFOLD_PRESETS, ScaffoldingFilter, emptyLookupOf, readLookupResult } from 'seamguard';
 import { ReferenceFilter } from './reference-filter.mjs';
 import { joinsOf, modelEmptyLookup } from './model.mjs';
 
@@ -129,6 +129,61 @@ describe('ScaffoldingFilter against the reference port', () => {
       }),
       300,
     );
+  });
+});
+
+// Every registry the reference can model (one span at most): the presets
+// and random registries built from short literals. A random registry the
+// addon refuses (overlapping literals, an end equal to its start) is
+// skipped; the refusal itself is tested in scaffolding-options.test.mjs.
+const literal = fc
+  .array(fc.constantFrom('<', '>', '|', '[', ']', 'a', 'b', '/', '\uFF5C', '😀'), { minLength: 1, maxLength: 5 })
+  .map((units) => units.join(''));
+const customRegistry = fc.record({
+  span: fc.option(fc.record({ start: literal, end: literal }), { nil: undefined }),
+  tokens: fc.array(literal, { maxLength: 2 }),
+}).map(({ span, tokens }) => [...(span ? [span] : []), ...tokens.map((token) => ({ token }))])
+  .filter((patterns) => patterns.length > 0);
+const presetRegistry = fc.constantFrom(
+  ...Object.values(SCAFFOLD_PRESETS).filter((patterns) => patterns.filter((p) => 'start' in p).length <= 1),
+);
+
+describe('ScaffoldingFilter with other registries against the reference port', () => {
+  it('matches feed by feed for every preset and random registries, and conserves every unit', () => {
+    let compared = 0;
+    run(
+      fc.property(fc.oneof(presetRegistry, customRegistry), fc.array(fc.nat(), { maxLength: 40 }), fc.array(fc.nat({ max: 7 }), { maxLength: 20 }), (patterns, picks, sizes) => {
+        let filter;
+        try {
+          filter = new ScaffoldingFilter({ patterns });
+        } catch (error) {
+          assert.ok(error instanceof TypeError, String(error));
+          return;
+        }
+        compared++;
+        // Text from the registry's own literals, their pieces, and noise.
+        const literals = patterns.flatMap((p) => ('token' in p ? [p.token] : [p.start, p.end]));
+        const pieces = [...literals, ...literals.flatMap((l) => [l.slice(0, 1), l.slice(1), l.slice(0, -1)]), 'x', ' ', '\uD83D', '\uDE00'];
+        const text = picks.map((pick) => pieces[pick % pieces.length]).join('');
+        const reference = new ReferenceFilter(patterns);
+        let emitted = '';
+        let at = 0;
+        for (const size of [...sizes, text.length]) {
+          const chunk = text.slice(at, at + size);
+          at += chunk.length;
+          const out = filter.feed(chunk);
+          assert.equal(out, reference.feed(chunk), JSON.stringify({ patterns, text, at }));
+          emitted += out;
+        }
+        const tail = filter.flush();
+        assert.equal(tail, reference.flush());
+        emitted += tail;
+        assert.deepEqual(filter.strippedSpans, reference.strippedSpans);
+        assert.equal(emitted.length + filter.strippedChars, text.length, 'conservation');
+      }),
+      800,
+    );
+    assert.ok(compared > 300, `only ${compared} registries were accepted`);
   });
 });
 

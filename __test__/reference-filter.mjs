@@ -9,34 +9,58 @@
 // here (and strippedChars) count code units where Python counts code
 // points. That is what the seamguard specification asks of the addon too.
 
-export const SCAFFOLD_PATTERNS = [
-  /<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>/,
-  /<\|tool_calls\|>/,
-  /<\|tool_call\|>/,
+const escape = (literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The reference's module globals for a registry of at most one span and any
+ * tokens (the Python class reads them as globals; the port takes them as
+ * data). The default is exactly the reference's three patterns.
+ */
+export function registryOf(patterns) {
+  const spans = patterns.filter((p) => 'start' in p);
+  if (spans.length > 1) throw new Error('the reference models one span at most');
+  const span = spans[0];
+  const tokens = patterns.filter((p) => 'token' in p).map((p) => p.token);
+  return {
+    regexes: [
+      ...(span ? [new RegExp(`${escape(span.start)}[\\s\\S]*?${escape(span.end)}`)] : []),
+      ...tokens.map((token) => new RegExp(escape(token))),
+    ],
+    spanStart: span?.start,
+    spanEnd: span?.end,
+    openings: [...(span ? [span.start] : []), ...tokens],
+  };
+}
+
+export const DEFAULT_PATTERNS = [
+  { start: '<|tool_call_start|>', end: '<|tool_call_end|>' },
+  { token: '<|tool_calls|>' },
+  { token: '<|tool_call|>' },
 ];
 
-const SPAN_START = '<|tool_call_start|>';
-const SPAN_END = '<|tool_call_end|>';
-const OPENINGS = [SPAN_START, '<|tool_calls|>', '<|tool_call|>'];
-const MAX_OPENING = Math.max(...OPENINGS.map((opening) => opening.length));
+const DEFAULT = registryOf(DEFAULT_PATTERNS);
+export const SCAFFOLD_PATTERNS = DEFAULT.regexes;
 
-function leftmostMatch(buf) {
+function leftmostMatch(registry, buf) {
   let best = null;
-  for (const pattern of SCAFFOLD_PATTERNS) {
+  for (const pattern of registry.regexes) {
     const match = pattern.exec(buf);
     if (match !== null && (best === null || match.index < best.index)) best = match;
   }
   return best;
 }
 
-function holdIndex(buf) {
+function holdIndex(registry, buf) {
   if (buf === '') return 0;
   let hold = buf.length;
-  const start = buf.indexOf(SPAN_START);
-  if (start !== -1 && buf.indexOf(SPAN_END, start + 1) === -1) hold = start;
-  for (let k = Math.min(buf.length, MAX_OPENING - 1); k > 0; k--) {
+  if (registry.spanStart !== undefined) {
+    const start = buf.indexOf(registry.spanStart);
+    if (start !== -1 && buf.indexOf(registry.spanEnd, start + 1) === -1) hold = start;
+  }
+  const maxOpening = Math.max(...registry.openings.map((opening) => opening.length));
+  for (let k = Math.min(buf.length, maxOpening - 1); k > 0; k--) {
     const suffix = buf.slice(buf.length - k);
-    if (OPENINGS.some((opening) => k < opening.length && opening.startsWith(suffix))) {
+    if (registry.openings.some((opening) => k < opening.length && opening.startsWith(suffix))) {
       hold = Math.min(hold, buf.length - k);
       break;
     }
@@ -45,9 +69,15 @@ function holdIndex(buf) {
 }
 
 export class ReferenceFilter {
+  #registry;
   #pending = '';
   #strippedChars = 0;
   #strippedSpans = [];
+
+  /** `patterns` as the addon takes them; the default registry when left out. */
+  constructor(patterns) {
+    this.#registry = patterns === undefined ? DEFAULT : registryOf(patterns);
+  }
 
   get strippedChars() {
     return this.#strippedChars;
@@ -65,7 +95,7 @@ export class ReferenceFilter {
   feed(chunk) {
     if (!chunk) return '';
     const buf = this.#stripComplete(this.#pending + chunk);
-    const hold = holdIndex(buf);
+    const hold = holdIndex(this.#registry, buf);
     this.#pending = buf.slice(hold);
     return buf.slice(0, hold);
   }
@@ -78,7 +108,7 @@ export class ReferenceFilter {
 
   #stripComplete(buf) {
     let match;
-    while ((match = leftmostMatch(buf)) !== null) {
+    while ((match = leftmostMatch(this.#registry, buf)) !== null) {
       this.#strippedChars += match[0].length;
       this.#strippedSpans.push(match[0]);
       buf = buf.slice(0, match.index) + buf.slice(match.index + match[0].length);
