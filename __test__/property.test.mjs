@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 
-import { SCAFFOLD_PRESETS, ScaffoldingFilter, emptyLookupOf, readLookupResult } from 'seamguard';
+import { ProducedCorpus, SCAFFOLD_PRESETS, ScaffoldingFilter, emptyLookupOf, readLookupResult } from 'seamguard';
 import { ReferenceFilter } from './reference-filter.mjs';
 import { joinsOf, modelEmptyLookup } from './model.mjs';
 
@@ -295,6 +295,31 @@ describe('emptyLookupOf against the model of the rules', () => {
       }),
       3000,
     );
+  });
+});
+
+describe('ProducedCorpus against the stateless check', () => {
+  it('answers every call, after every push, exactly as emptyLookupOf over what was pushed', () => {
+    let findings = 0;
+    run(
+      fc.property(scenario, ({ args, produced, argumentsFrom, reading, epoch }) => {
+        const call = { toolName: 'lookup', toolCallId: 'call-c', args, argumentsFrom, reading: readings[reading]() };
+        const corpus = new ProducedCorpus();
+        // Checked before anything is pushed and after each push: a run
+        // checks its calls while results are still arriving.
+        for (let pushed = 0; pushed <= produced.length; pushed++) {
+          if (pushed > 0) corpus.push(produced[pushed - 1]);
+          assert.equal(corpus.length, pushed);
+          const expected = emptyLookupOf(call, produced.slice(0, pushed), epoch);
+          const actual = corpus.emptyLookupOf(call, epoch);
+          assert.equal(JSON.stringify(actual), JSON.stringify(expected));
+          assert.deepEqual(actual, expected);
+          findings += actual.findings.length;
+        }
+      }),
+      600,
+    );
+    assert.ok(findings > 100, `only ${findings} findings were compared`);
   });
 });
 
