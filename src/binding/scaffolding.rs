@@ -217,7 +217,7 @@ fn presets_to_js(js: Js) -> Result<Handle> {
 /// chunking is the reference filter's. Lengths are UTF-16 code units, and
 /// the text is never decoded: lone surrogates pass through, and a pair split
 /// across chunks comes out whole once the outputs are joined.
-#[napi]
+#[napi(custom_finalize)]
 pub struct ScaffoldingFilter {
     state: RefCell<State>,
     on_strip: Option<FunctionRef<(), ()>>,
@@ -225,6 +225,30 @@ pub struct ScaffoldingFilter {
     announced: Cell<usize>,
     /// Set while `onStrip` runs.
     announcing: Cell<bool>,
+    /// The word shared with the JavaScript layer (see [`filter_link`]),
+    /// once linked.
+    idle: Cell<Option<IdleWord>>,
+}
+
+/// One `Int32` in an `ArrayBuffer` that the JavaScript layer reads before
+/// every feed: 1 when the filter is idle (nothing held, no span open,
+/// nothing owed, no strip unannounced, not inside `onStrip`), else 0. The
+/// filter keeps the buffer alive with a strong reference, so the word stays
+/// valid for as long as the filter can write it.
+#[derive(Clone, Copy)]
+struct IdleWord {
+    word: *mut i32,
+    buffer: sys::napi_ref,
+}
+
+impl ObjectFinalize for ScaffoldingFilter {
+    fn finalize(self, env: Env) -> Result<()> {
+        if let Some(IdleWord { buffer, .. }) = self.idle.get() {
+            // SAFETY: the reference was made in this env and is deleted once.
+            unsafe { sys::napi_delete_reference(env.raw(), buffer) };
+        }
+        Ok(())
+    }
 }
 
 struct State {
@@ -254,6 +278,7 @@ impl ScaffoldingFilter {
             on_strip: settings.on_strip,
             announced: Cell::new(0),
             announcing: Cell::new(false),
+            idle: Cell::new(None),
         })
     }
 
@@ -269,10 +294,13 @@ impl ScaffoldingFilter {
         if js.type_of(chunk.raw())? != ValueType::String {
             return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk.raw()));
         }
+        self.set_idle(false);
         let State { core, chunk: units, owed } = &mut *state;
         js.utf16_into(chunk.raw(), units)?;
         if self.on_strip.is_none() {
-            return core.feed_with(units, |emitted| env.create_string_utf16(emitted));
+            let text = core.feed_with(units, |emitted| env.create_string_utf16(emitted))?;
+            self.publish_idle(&state);
+            return Ok(text);
         }
         core.feed_with(units, |emitted| owed.extend_from_slice(emitted));
         drop(state);
@@ -287,9 +315,12 @@ impl ScaffoldingFilter {
     pub fn flush<'env>(&self, env: &'env Env) -> Result<JsString<'env>> {
         let js = Js::new(env);
         let mut state = self.state_for(js, "flush")?;
+        self.set_idle(false);
         let tail = state.core.flush();
         if self.on_strip.is_none() {
-            return env.create_string_utf16(&tail);
+            let text = env.create_string_utf16(&tail)?;
+            self.publish_idle(&state);
+            return Ok(text);
         }
         state.owed.extend_from_slice(&tail);
         drop(state);
@@ -332,7 +363,31 @@ impl ScaffoldingFilter {
         let mut state = self.state.borrow_mut();
         let text = env.create_string_utf16(&state.owed)?;
         state.owed.clear();
+        self.publish_idle(&state);
         Ok(text)
+    }
+
+    /// Writes the shared word, if the filter is linked.
+    fn set_idle(&self, idle: bool) {
+        if let Some(IdleWord { word, .. }) = self.idle.get() {
+            // SAFETY: the filter holds a strong reference to the buffer, and
+            // JavaScript runs on this thread only between native calls.
+            unsafe { word.write(i32::from(idle)) };
+        }
+    }
+
+    /// Publishes whether a feed could be answered without this filter: it
+    /// holds nothing, no span is open, nothing is owed and (with `onStrip`)
+    /// every strip has been announced. Called at the end of a call that succeeded; every
+    /// call that changes the state clears the word first, so a call that
+    /// fails leaves it clear.
+    fn publish_idle(&self, state: &State) {
+        let idle = state.core.held().is_empty()
+            && !state.core.is_span_open()
+            && state.owed.is_empty()
+            && (self.on_strip.is_none()
+                || (self.announced.get() == state.core.strips().len() && !self.announcing.get()));
+        self.set_idle(idle);
     }
 
     fn announce(&self, js: Js, env: &Env, on_strip: &FunctionRef<(), ()>) -> Result<()> {
@@ -349,6 +404,64 @@ impl ScaffoldingFilter {
             js.call(on_strip.borrow_back(env)?.raw(), js.undefined()?, &[event])?;
         }
     }
+}
+
+/// Links a filter to the JavaScript layer, once, right after it is built:
+/// returns `[idle, maxPartial, lastUnits, ...openings]`.
+///
+/// - `idle` is an `Int32Array` of one element that the filter keeps up to
+///   date (see [`IdleWord`]);
+/// - `maxPartial` is the most a partial opening literal can hold;
+/// - `lastUnits` holds the last unit of every literal (starts, ends and
+///   tokens), each once: no literal can complete in a text without one;
+/// - `openings` are the span starts and tokens, the literals whose proper
+///   prefixes an idle filter holds back at the end of a feed.
+///
+/// With these the layer answers, without a native call, a feed to an idle
+/// filter whose text (its own held prefix and the chunk) has no last unit:
+/// nothing can be stripped, so the answer is the text less its longest
+/// suffix that is a proper prefix of an opening literal.
+#[napi(skip_typescript, catch_unwind, js_name = "filterLink")]
+pub fn filter_link<'env>(env: &'env Env, filter: &ScaffoldingFilter) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    if filter.idle.get().is_some() {
+        return Err(js.error("filterLink: this filter is linked already"));
+    }
+    let raw = js.raw_env();
+    let (mut data, mut buffer, mut view, mut reference) =
+        (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+    napi::check_status!(unsafe { sys::napi_create_arraybuffer(raw, 4, &mut data, &mut buffer) })?;
+    napi::check_status!(unsafe {
+        sys::napi_create_typedarray(raw, sys::TypedarrayType::int32_array, 1, buffer, 0, &mut view)
+    })?;
+    napi::check_status!(unsafe { sys::napi_create_reference(raw, buffer, 1, &mut reference) })?;
+    filter.idle.set(Some(IdleWord { word: data.cast(), buffer: reference }));
+    {
+        let state = filter.state.borrow();
+        filter.publish_idle(&state);
+    }
+
+    let state = filter.state.borrow();
+    let registry = state.core.registry();
+    let mut last_units: Vec<u16> = Vec::new();
+    let mut openings = Vec::new();
+    for pattern in registry.patterns() {
+        let (literals, opening): (Vec<&[u16]>, &[u16]) = match pattern {
+            Pattern::Span { start, end } => (vec![start, end], start),
+            Pattern::Token { literal } => (vec![literal], literal),
+        };
+        for literal in literals {
+            if let Some(&last) = literal.last() {
+                if !last_units.contains(&last) {
+                    last_units.push(last);
+                }
+            }
+        }
+        openings.push(js.string(opening)?);
+    }
+    let mut items = vec![view, js.number(registry.max_partial() as f64)?, js.string(&last_units)?];
+    items.extend(openings);
+    Ok(js.unknown(js.array(&items)?))
 }
 
 /// Marks the filter as inside `onStrip` for as long as it lives, so the
