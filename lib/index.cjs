@@ -225,9 +225,9 @@ replaceMethod('emptyLookupOf', function emptyLookupOf(call, epoch) {
 // is a proper prefix of an opening literal (a span start or a token), which
 // the layer holds in turn. This is the native hold rule, with no match to
 // look for. Any other feed crosses with that held prefix in front of its
-// chunk; a filter holding nothing natively gives the same answer for
-// `prefix + chunk` as for `chunk` after `prefix`, because a partial opening
-// literal holds no complete literal.
+// chunk, through `filterFeed`; a filter holding nothing natively gives the
+// same answer for `prefix + chunk` as for `chunk` after `prefix`, because a
+// partial opening literal holds no complete literal.
 //
 // A class made by napi-rs can be called without `new`, and then wraps its
 // receiver (`ScaffoldingFilter()` turned the module object into a filter).
@@ -236,6 +236,9 @@ replaceMethod('emptyLookupOf', function emptyLookupOf(call, epoch) {
 
 const nativeFeed = native.ScaffoldingFilter.prototype.feed;
 const nativeFlush = native.ScaffoldingFilter.prototype.flush;
+// The same feed, for this class's own instances, without napi-rs's
+// per-call class machinery (their objects are type-tagged by `filterLink`).
+const { filterFeed } = native;
 
 /** What the layer needs of a registry, from `filterLink`'s answer. */
 function holdRuleOf(maxPartial, lastUnits, openings) {
@@ -276,20 +279,19 @@ class ScaffoldingFilter extends native.ScaffoldingFilter {
 
   constructor(...args) {
     super(...args);
-    const [idle, maxPartial, lastUnits, ...openings] = native.filterLink(this);
+    const [idle, maxPartial, lastUnits, ...openings] = native.filterLink(this, this);
     this.#idle = idle;
     this.#rule = holdRuleOf(maxPartial, lastUnits, openings);
   }
 
   feed(chunk) {
-    if (!ScaffoldingFilter.#is(this) || typeof chunk !== 'string' || this.#idle[0] !== 1) {
-      return nativeFeed.call(this, chunk);
-    }
+    if (!ScaffoldingFilter.#is(this)) return nativeFeed.call(this, chunk);
+    if (typeof chunk !== 'string' || this.#idle[0] !== 1) return filterFeed(this, chunk);
     const rule = this.#rule;
     const held = this.#held;
     if (rule.canComplete(chunk)) {
       this.#held = '';
-      return nativeFeed.call(this, held === '' ? chunk : held + chunk);
+      return filterFeed(this, held === '' ? chunk : held + chunk);
     }
     const text = held === '' ? chunk : held + chunk;
     const partial = rule.partialLength(text);

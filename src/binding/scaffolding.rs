@@ -288,23 +288,9 @@ impl ScaffoldingFilter {
     /// chunk returns `''` and changes nothing. Throws a `TypeError` when
     /// `chunk` is not a string.
     #[napi(catch_unwind, ts_args_type = "chunk: string", ts_return_type = "string")]
-    pub fn feed<'env>(&self, env: &'env Env, chunk: Unknown<'env>) -> Result<JsString<'env>> {
+    pub fn feed<'env>(&self, env: &'env Env, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
         let js = Js::new(env);
-        let mut state = self.state_for(js, "feed")?;
-        if js.type_of(chunk.raw())? != ValueType::String {
-            return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk.raw()));
-        }
-        self.set_idle(false);
-        let State { core, chunk: units, owed } = &mut *state;
-        js.utf16_into(chunk.raw(), units)?;
-        if self.on_strip.is_none() {
-            let text = core.feed_with(units, |emitted| env.create_string_utf16(emitted))?;
-            self.publish_idle(&state);
-            return Ok(text);
-        }
-        core.feed_with(units, |emitted| owed.extend_from_slice(emitted));
-        drop(state);
-        self.announce_then_return(js, env)
+        Ok(js.unknown(self.feed_handle(js, env, chunk.raw())?))
     }
 
     /// Ends the stream: returns the held tail. A partial marker counts as
@@ -312,19 +298,19 @@ impl ScaffoldingFilter {
     /// `openSpanAtEnd` is `'drop'`. The counters stay, and the filter can be
     /// fed again.
     #[napi(catch_unwind, ts_return_type = "string")]
-    pub fn flush<'env>(&self, env: &'env Env) -> Result<JsString<'env>> {
+    pub fn flush<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
         let js = Js::new(env);
         let mut state = self.state_for(js, "flush")?;
         self.set_idle(false);
         let tail = state.core.flush();
         if self.on_strip.is_none() {
-            let text = env.create_string_utf16(&tail)?;
+            let text = js.string(&tail)?;
             self.publish_idle(&state);
-            return Ok(text);
+            return Ok(js.unknown(text));
         }
         state.owed.extend_from_slice(&tail);
         drop(state);
-        self.announce_then_return(js, env)
+        Ok(js.unknown(self.announce_then_return(js, env)?))
     }
 
     /// Total `.length` of every span stripped so far.
@@ -342,6 +328,50 @@ impl ScaffoldingFilter {
 }
 
 impl ScaffoldingFilter {
+    /// `feed(chunk)`, for the generated method and for [`filter_feed`].
+    ///
+    /// A short chunk is read in one call into a buffer on the stack; a
+    /// longer one into the buffer the filter keeps. When the answer is the
+    /// whole chunk (nothing was held before, nothing is held after and
+    /// nothing was stripped) the chunk itself is returned.
+    fn feed_handle(&self, js: Js, env: &Env, chunk: Handle) -> Result<Handle> {
+        let mut state = self.state_for(js, "feed")?;
+        const SHORT: usize = 256;
+        let mut short = [0u16; SHORT];
+        let mut written = 0;
+        let status =
+            unsafe { sys::napi_get_value_string_utf16(js.raw_env(), chunk, short.as_mut_ptr(), SHORT, &mut written) };
+        if status == sys::Status::napi_string_expected {
+            return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk));
+        }
+        napi::check_status!(status)?;
+        self.set_idle(false);
+        let State { core, chunk: kept, owed } = &mut *state;
+        // napi writes at most SHORT - 1 units and a NUL: a full buffer may
+        // have cut the string short.
+        let units: &[u16] = if written < SHORT - 1 {
+            &short[..written]
+        } else {
+            js.utf16_into(chunk, kept)?;
+            kept
+        };
+        if self.on_strip.is_none() {
+            let held_before = core.held().len();
+            let text = core.feed_with(units, |emitted| {
+                if held_before == 0 && emitted.len() == units.len() {
+                    Ok(chunk)
+                } else {
+                    js.string(emitted)
+                }
+            })?;
+            self.publish_idle(&state);
+            return Ok(text);
+        }
+        core.feed_with(units, |emitted| owed.extend_from_slice(emitted));
+        drop(state);
+        self.announce_then_return(js, env)
+    }
+
     /// The state, for a call that changes it; refused from inside
     /// `onStrip`, whose caller is in the middle of a call already.
     fn state_for(&self, js: Js, method: &str) -> Result<RefMut<'_, State>> {
@@ -355,13 +385,13 @@ impl ScaffoldingFilter {
 
     /// Calls `onStrip` for every strip not yet announced, then returns the
     /// owed text. If the callback throws, the text stays owed.
-    fn announce_then_return<'env>(&self, js: Js, env: &'env Env) -> Result<JsString<'env>> {
+    fn announce_then_return(&self, js: Js, env: &Env) -> Result<Handle> {
         if let Some(on_strip) = &self.on_strip {
             let _announcing = Announcing::start(&self.announcing);
             self.announce(js, env, on_strip)?;
         }
         let mut state = self.state.borrow_mut();
-        let text = env.create_string_utf16(&state.owed)?;
+        let text = js.string(&state.owed)?;
         state.owed.clear();
         self.publish_idle(&state);
         Ok(text)
@@ -421,13 +451,22 @@ impl ScaffoldingFilter {
 /// filter whose text (its own held prefix and the chunk) has no last unit:
 /// nothing can be stripped, so the answer is the text less its longest
 /// suffix that is a proper prefix of an opening literal.
+///
+/// `object` must be the filter itself: it is type-tagged, so that
+/// [`filter_feed`] can know it.
 #[napi(skip_typescript, catch_unwind, js_name = "filterLink")]
-pub fn filter_link<'env>(env: &'env Env, filter: &ScaffoldingFilter) -> Result<Unknown<'env>> {
+pub fn filter_link<'env>(env: &'env Env, filter: &ScaffoldingFilter, object: Unknown) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     if filter.idle.get().is_some() {
         return Err(js.error("filterLink: this filter is linked already"));
     }
     let raw = js.raw_env();
+    let mut wrapped = std::ptr::null_mut();
+    let status = unsafe { sys::napi_unwrap(raw, object.raw(), &mut wrapped) };
+    if status != sys::Status::napi_ok || !std::ptr::eq(wrapped.cast_const().cast(), filter) {
+        return Err(js.type_error("filterLink: object must be the filter itself"));
+    }
+    napi::check_status!(unsafe { sys::napi_type_tag_object(raw, object.raw(), &FILTER_TAG) })?;
     let (mut data, mut buffer, mut view, mut reference) =
         (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
     napi::check_status!(unsafe { sys::napi_create_arraybuffer(raw, 4, &mut data, &mut buffer) })?;
@@ -462,6 +501,34 @@ pub fn filter_link<'env>(env: &'env Env, filter: &ScaffoldingFilter) -> Result<U
     let mut items = vec![view, js.number(registry.max_partial() as f64)?, js.string(&last_units)?];
     items.extend(openings);
     Ok(js.unknown(js.array(&items)?))
+}
+
+/// The type tag of a linked filter's object. Only [`filter_link`] sets it,
+/// after checking that the object wraps a `ScaffoldingFilter`.
+const FILTER_TAG: sys::napi_type_tag =
+    sys::napi_type_tag { lower: 0x5ea4_6a7d_f17e_2c01, upper: 0x9b3e_0d54_c8a1_77f2 };
+
+/// `filterFeed(filter, chunk)`: `filter.feed(chunk)` for the JavaScript
+/// layer, without napi-rs's per-call class machinery (its identity check
+/// and borrow registry): the filter is known by its type tag and unwrapped
+/// directly. The filter's methods take `&self` and keep their state in a
+/// `RefCell`, so a shared borrow is all a call needs.
+#[napi(skip_typescript, catch_unwind, js_name = "filterFeed")]
+pub fn filter_feed<'env>(env: &'env Env, filter: Unknown, chunk: Unknown) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let raw = js.raw_env();
+    let mut tagged = false;
+    let status = unsafe { sys::napi_check_object_type_tag(raw, filter.raw(), &FILTER_TAG, &mut tagged) };
+    if status != sys::Status::napi_ok || !tagged {
+        return Err(js.type_error("ScaffoldingFilter.feed: the receiver is not a ScaffoldingFilter"));
+    }
+    let mut wrapped = std::ptr::null_mut();
+    napi::check_status!(unsafe { sys::napi_unwrap(raw, filter.raw(), &mut wrapped) })?;
+    // SAFETY: only a filter's own object carries the tag (see
+    // `filter_link`), and the object, an argument of this call, keeps the
+    // wrapped filter alive until the call returns.
+    let filter = unsafe { &*wrapped.cast_const().cast::<ScaffoldingFilter>() };
+    Ok(js.unknown(filter.feed_handle(js, env, chunk.raw())?))
 }
 
 /// Marks the filter as inside `onStrip` for as long as it lives, so the
