@@ -217,7 +217,7 @@ fn presets_to_js(js: Js) -> Result<Handle> {
 /// chunking is the reference filter's. Lengths are UTF-16 code units, and
 /// the text is never decoded: lone surrogates pass through, and a pair split
 /// across chunks comes out whole once the outputs are joined.
-#[napi]
+#[napi(custom_finalize)]
 pub struct ScaffoldingFilter {
     state: RefCell<State>,
     on_strip: Option<FunctionRef<(), ()>>,
@@ -225,6 +225,30 @@ pub struct ScaffoldingFilter {
     announced: Cell<usize>,
     /// Set while `onStrip` runs.
     announcing: Cell<bool>,
+    /// The word shared with the JavaScript layer (see [`filter_link`]),
+    /// once linked.
+    idle: Cell<Option<IdleWord>>,
+}
+
+/// One `Int32` in an `ArrayBuffer` that the JavaScript layer reads before
+/// every feed: 1 when the filter is idle (nothing held, no span open,
+/// nothing owed, no strip unannounced, not inside `onStrip`), else 0. The
+/// filter keeps the buffer alive with a strong reference, so the word stays
+/// valid for as long as the filter can write it.
+#[derive(Clone, Copy)]
+struct IdleWord {
+    word: *mut i32,
+    buffer: sys::napi_ref,
+}
+
+impl ObjectFinalize for ScaffoldingFilter {
+    fn finalize(self, env: Env) -> Result<()> {
+        if let Some(IdleWord { buffer, .. }) = self.idle.get() {
+            // SAFETY: the reference was made in this env and is deleted once.
+            unsafe { sys::napi_delete_reference(env.raw(), buffer) };
+        }
+        Ok(())
+    }
 }
 
 struct State {
@@ -254,6 +278,7 @@ impl ScaffoldingFilter {
             on_strip: settings.on_strip,
             announced: Cell::new(0),
             announcing: Cell::new(false),
+            idle: Cell::new(None),
         })
     }
 
@@ -263,20 +288,9 @@ impl ScaffoldingFilter {
     /// chunk returns `''` and changes nothing. Throws a `TypeError` when
     /// `chunk` is not a string.
     #[napi(catch_unwind, ts_args_type = "chunk: string", ts_return_type = "string")]
-    pub fn feed<'env>(&self, env: &'env Env, chunk: Unknown<'env>) -> Result<JsString<'env>> {
+    pub fn feed<'env>(&self, env: &'env Env, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
         let js = Js::new(env);
-        let mut state = self.state_for(js, "feed")?;
-        if js.type_of(chunk.raw())? != ValueType::String {
-            return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk.raw()));
-        }
-        let State { core, chunk: units, owed } = &mut *state;
-        js.utf16_into(chunk.raw(), units)?;
-        if self.on_strip.is_none() {
-            return core.feed_with(units, |emitted| env.create_string_utf16(emitted));
-        }
-        core.feed_with(units, |emitted| owed.extend_from_slice(emitted));
-        drop(state);
-        self.announce_then_return(js, env)
+        Ok(js.unknown(self.feed_handle(js, env, chunk.raw())?))
     }
 
     /// Ends the stream: returns the held tail. A partial marker counts as
@@ -284,16 +298,19 @@ impl ScaffoldingFilter {
     /// `openSpanAtEnd` is `'drop'`. The counters stay, and the filter can be
     /// fed again.
     #[napi(catch_unwind, ts_return_type = "string")]
-    pub fn flush<'env>(&self, env: &'env Env) -> Result<JsString<'env>> {
+    pub fn flush<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
         let js = Js::new(env);
         let mut state = self.state_for(js, "flush")?;
+        self.set_idle(false);
         let tail = state.core.flush();
         if self.on_strip.is_none() {
-            return env.create_string_utf16(&tail);
+            let text = js.string(&tail)?;
+            self.publish_idle(&state);
+            return Ok(js.unknown(text));
         }
         state.owed.extend_from_slice(&tail);
         drop(state);
-        self.announce_then_return(js, env)
+        Ok(js.unknown(self.announce_then_return(js, env)?))
     }
 
     /// Total `.length` of every span stripped so far.
@@ -311,6 +328,50 @@ impl ScaffoldingFilter {
 }
 
 impl ScaffoldingFilter {
+    /// `feed(chunk)`, for the generated method and for [`filter_feed`].
+    ///
+    /// A short chunk is read in one call into a buffer on the stack; a
+    /// longer one into the buffer the filter keeps. When the answer is the
+    /// whole chunk (nothing was held before, nothing is held after and
+    /// nothing was stripped) the chunk itself is returned.
+    fn feed_handle(&self, js: Js, env: &Env, chunk: Handle) -> Result<Handle> {
+        let mut state = self.state_for(js, "feed")?;
+        const SHORT: usize = 256;
+        let mut short = [0u16; SHORT];
+        let mut written = 0;
+        let status =
+            unsafe { sys::napi_get_value_string_utf16(js.raw_env(), chunk, short.as_mut_ptr(), SHORT, &mut written) };
+        if status == sys::Status::napi_string_expected {
+            return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk));
+        }
+        napi::check_status!(status)?;
+        self.set_idle(false);
+        let State { core, chunk: kept, owed } = &mut *state;
+        // napi writes at most SHORT - 1 units and a NUL: a full buffer may
+        // have cut the string short.
+        let units: &[u16] = if written < SHORT - 1 {
+            &short[..written]
+        } else {
+            js.utf16_into(chunk, kept)?;
+            kept
+        };
+        if self.on_strip.is_none() {
+            let held_before = core.held().len();
+            let text = core.feed_with(units, |emitted| {
+                if held_before == 0 && emitted.len() == units.len() {
+                    Ok(chunk)
+                } else {
+                    js.string(emitted)
+                }
+            })?;
+            self.publish_idle(&state);
+            return Ok(text);
+        }
+        core.feed_with(units, |emitted| owed.extend_from_slice(emitted));
+        drop(state);
+        self.announce_then_return(js, env)
+    }
+
     /// The state, for a call that changes it; refused from inside
     /// `onStrip`, whose caller is in the middle of a call already.
     fn state_for(&self, js: Js, method: &str) -> Result<RefMut<'_, State>> {
@@ -324,15 +385,39 @@ impl ScaffoldingFilter {
 
     /// Calls `onStrip` for every strip not yet announced, then returns the
     /// owed text. If the callback throws, the text stays owed.
-    fn announce_then_return<'env>(&self, js: Js, env: &'env Env) -> Result<JsString<'env>> {
+    fn announce_then_return(&self, js: Js, env: &Env) -> Result<Handle> {
         if let Some(on_strip) = &self.on_strip {
             let _announcing = Announcing::start(&self.announcing);
             self.announce(js, env, on_strip)?;
         }
         let mut state = self.state.borrow_mut();
-        let text = env.create_string_utf16(&state.owed)?;
+        let text = js.string(&state.owed)?;
         state.owed.clear();
+        self.publish_idle(&state);
         Ok(text)
+    }
+
+    /// Writes the shared word, if the filter is linked.
+    fn set_idle(&self, idle: bool) {
+        if let Some(IdleWord { word, .. }) = self.idle.get() {
+            // SAFETY: the filter holds a strong reference to the buffer, and
+            // JavaScript runs on this thread only between native calls.
+            unsafe { word.write(i32::from(idle)) };
+        }
+    }
+
+    /// Publishes whether a feed could be answered without this filter: it
+    /// holds nothing, no span is open, nothing is owed and (with `onStrip`)
+    /// every strip has been announced. Called at the end of a call that succeeded; every
+    /// call that changes the state clears the word first, so a call that
+    /// fails leaves it clear.
+    fn publish_idle(&self, state: &State) {
+        let idle = state.core.held().is_empty()
+            && !state.core.is_span_open()
+            && state.owed.is_empty()
+            && (self.on_strip.is_none()
+                || (self.announced.get() == state.core.strips().len() && !self.announcing.get()));
+        self.set_idle(idle);
     }
 
     fn announce(&self, js: Js, env: &Env, on_strip: &FunctionRef<(), ()>) -> Result<()> {
@@ -349,6 +434,101 @@ impl ScaffoldingFilter {
             js.call(on_strip.borrow_back(env)?.raw(), js.undefined()?, &[event])?;
         }
     }
+}
+
+/// Links a filter to the JavaScript layer, once, right after it is built:
+/// returns `[idle, maxPartial, lastUnits, ...openings]`.
+///
+/// - `idle` is an `Int32Array` of one element that the filter keeps up to
+///   date (see [`IdleWord`]);
+/// - `maxPartial` is the most a partial opening literal can hold;
+/// - `lastUnits` holds the last unit of every literal (starts, ends and
+///   tokens), each once: no literal can complete in a text without one;
+/// - `openings` are the span starts and tokens, the literals whose proper
+///   prefixes an idle filter holds back at the end of a feed.
+///
+/// With these the layer answers, without a native call, a feed to an idle
+/// filter whose text (its own held prefix and the chunk) has no last unit:
+/// nothing can be stripped, so the answer is the text less its longest
+/// suffix that is a proper prefix of an opening literal.
+///
+/// `object` must be the filter itself: it is type-tagged, so that
+/// [`filter_feed`] can know it.
+#[napi(skip_typescript, catch_unwind, js_name = "filterLink")]
+pub fn filter_link<'env>(env: &'env Env, filter: &ScaffoldingFilter, object: Unknown) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    if filter.idle.get().is_some() {
+        return Err(js.error("filterLink: this filter is linked already"));
+    }
+    let raw = js.raw_env();
+    let mut wrapped = std::ptr::null_mut();
+    let status = unsafe { sys::napi_unwrap(raw, object.raw(), &mut wrapped) };
+    if status != sys::Status::napi_ok || !std::ptr::eq(wrapped.cast_const().cast(), filter) {
+        return Err(js.type_error("filterLink: object must be the filter itself"));
+    }
+    napi::check_status!(unsafe { sys::napi_type_tag_object(raw, object.raw(), &FILTER_TAG) })?;
+    let (mut data, mut buffer, mut view, mut reference) =
+        (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
+    napi::check_status!(unsafe { sys::napi_create_arraybuffer(raw, 4, &mut data, &mut buffer) })?;
+    napi::check_status!(unsafe {
+        sys::napi_create_typedarray(raw, sys::TypedarrayType::int32_array, 1, buffer, 0, &mut view)
+    })?;
+    napi::check_status!(unsafe { sys::napi_create_reference(raw, buffer, 1, &mut reference) })?;
+    filter.idle.set(Some(IdleWord { word: data.cast(), buffer: reference }));
+    {
+        let state = filter.state.borrow();
+        filter.publish_idle(&state);
+    }
+
+    let state = filter.state.borrow();
+    let registry = state.core.registry();
+    let mut last_units: Vec<u16> = Vec::new();
+    let mut openings = Vec::new();
+    for pattern in registry.patterns() {
+        let (literals, opening): (Vec<&[u16]>, &[u16]) = match pattern {
+            Pattern::Span { start, end } => (vec![start, end], start),
+            Pattern::Token { literal } => (vec![literal], literal),
+        };
+        for literal in literals {
+            if let Some(&last) = literal.last() {
+                if !last_units.contains(&last) {
+                    last_units.push(last);
+                }
+            }
+        }
+        openings.push(js.string(opening)?);
+    }
+    let mut items = vec![view, js.number(registry.max_partial() as f64)?, js.string(&last_units)?];
+    items.extend(openings);
+    Ok(js.unknown(js.array(&items)?))
+}
+
+/// The type tag of a linked filter's object. Only [`filter_link`] sets it,
+/// after checking that the object wraps a `ScaffoldingFilter`.
+const FILTER_TAG: sys::napi_type_tag =
+    sys::napi_type_tag { lower: 0x5ea4_6a7d_f17e_2c01, upper: 0x9b3e_0d54_c8a1_77f2 };
+
+/// `filterFeed(filter, chunk)`: `filter.feed(chunk)` for the JavaScript
+/// layer, without napi-rs's per-call class machinery (its identity check
+/// and borrow registry): the filter is known by its type tag and unwrapped
+/// directly. The filter's methods take `&self` and keep their state in a
+/// `RefCell`, so a shared borrow is all a call needs.
+#[napi(skip_typescript, catch_unwind, js_name = "filterFeed")]
+pub fn filter_feed<'env>(env: &'env Env, filter: Unknown, chunk: Unknown) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let raw = js.raw_env();
+    let mut tagged = false;
+    let status = unsafe { sys::napi_check_object_type_tag(raw, filter.raw(), &FILTER_TAG, &mut tagged) };
+    if status != sys::Status::napi_ok || !tagged {
+        return Err(js.type_error("ScaffoldingFilter.feed: the receiver is not a ScaffoldingFilter"));
+    }
+    let mut wrapped = std::ptr::null_mut();
+    napi::check_status!(unsafe { sys::napi_unwrap(raw, filter.raw(), &mut wrapped) })?;
+    // SAFETY: only a filter's own object carries the tag (see
+    // `filter_link`), and the object, an argument of this call, keeps the
+    // wrapped filter alive until the call returns.
+    let filter = unsafe { &*wrapped.cast_const().cast::<ScaffoldingFilter>() };
+    Ok(js.unknown(filter.feed_handle(js, env, chunk.raw())?))
 }
 
 /// Marks the filter as inside `onStrip` for as long as it lives, so the
