@@ -32,7 +32,7 @@ use crate::scaffolding::{self, Pattern, PresetPattern, Registry};
 /// standalone tokens `<|tool_calls|>` and `<|tool_call|>`. Each works as
 /// `new RegExp(source)`.
 #[napi]
-#[cfg_attr(test, allow(dead_code))] // napi registers it outside test builds only
+
 pub const SCAFFOLD_PATTERNS: [&str; 3] = scaffolding::DEFAULT_PATTERN_SOURCES;
 
 /// A span pattern: `start`, then anything, up to and including the first
@@ -174,7 +174,7 @@ pub struct ScaffoldPresets {
 /// known to leak, for example
 /// `new ScaffoldingFilter({ patterns: SCAFFOLD_PRESETS.hermes })`.
 #[napi]
-#[cfg_attr(test, allow(dead_code))] // napi registers it outside test builds only
+
 pub const SCAFFOLD_PRESETS: ScaffoldPresets =
     ScaffoldPresets { lfm2: (), hermes: (), llama3: (), mistral: (), deepseek_v3: (), kimi_k2: () };
 
@@ -339,8 +339,9 @@ impl ScaffoldingFilter {
         const SHORT: usize = 256;
         let mut short = [0u16; SHORT];
         let mut written = 0;
-        let status =
-            unsafe { sys::napi_get_value_string_utf16(js.raw_env(), chunk, short.as_mut_ptr(), SHORT, &mut written) };
+        let status = unsafe {
+            sys::napi_get_value_string_utf16(js.raw_env(), chunk, short.as_mut_ptr(), SHORT, &mut written)
+        };
         if status == sys::Status::napi_string_expected {
             return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk));
         }
@@ -455,7 +456,11 @@ impl ScaffoldingFilter {
 /// `object` must be the filter itself: it is type-tagged, so that
 /// [`filter_feed`] can know it.
 #[napi(skip_typescript, catch_unwind, js_name = "filterLink")]
-pub fn filter_link<'env>(env: &'env Env, filter: &ScaffoldingFilter, object: Unknown) -> Result<Unknown<'env>> {
+pub fn filter_link<'env>(
+    env: &'env Env,
+    filter: &ScaffoldingFilter,
+    object: Unknown,
+) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     if filter.idle.get().is_some() {
         return Err(js.error("filterLink: this filter is linked already"));
