@@ -147,11 +147,11 @@ let nextTextId = 1;
 
 /** The code the native side takes for `text`: its id (0: none) and its ASCII bit. */
 function codeOf(text) {
+  const length = text.length;
+  if (length < CACHE_MIN_UNITS || length > CACHE_MAX_UNITS || length > CACHE_BOUND) return isAscii(text) ? 1 : 0;
   const known = textCodes.get(text);
   if (known !== undefined) return known;
   const ascii = isAscii(text) ? 1 : 0;
-  const length = text.length;
-  if (length < CACHE_MIN_UNITS || length > CACHE_MAX_UNITS || length > CACHE_BOUND) return ascii;
   textCodeUnits += length;
   if (textCodeUnits > CACHE_BOUND) {
     for (const old of textCodes.keys()) {
