@@ -15,7 +15,8 @@
 //   the prose templates the native side owns;
 // - native: which results are grounds, the leaf walk, the fence, and which
 //   leaf is grounded by which result (`emptyLookupJoins`, `corpusJoins`;
-//   the first takes its strings as arguments, so they cross in one call).
+//   the first takes its strings as arguments, so they cross in one call,
+//   and keeps the lowered texts it is asked to between calls).
 //
 // The exports below are listed one by one, so that Node's CommonJS lexer
 // sees every name for ESM named imports, and so that the native helpers
@@ -27,12 +28,24 @@ const PROSE = native.emptyLookupProse();
 const CEILING = PROSE.ceiling;
 const ELLIPSIS = PROSE.ellipsis;
 
-/** Turns a `{slot}` template into a function of a slots object. */
+/** The slots a template may name, in the order `encounterOf` fills them. */
+const SLOTS = ['path', 'call', 'consumer', 'producer', 'empty', 'quoted', 'ceiling'];
+
+/**
+ * Turns a `{slot}` template into a function of the slot values, given as
+ * an array in `SLOTS` order (an indexed read stays fast where a read by a
+ * different name at each step would not).
+ */
 function compile(template) {
   const parts = template.split(/\{(\w+)\}/);
-  return (slots) => {
+  for (let i = 1; i < parts.length; i += 2) {
+    const at = SLOTS.indexOf(parts[i]);
+    if (at < 0) throw new Error(`seamguard: a prose template names an unknown slot {${parts[i]}}`);
+    parts[i] = at;
+  }
+  return (values) => {
     let text = parts[0];
-    for (let i = 1; i < parts.length; i += 2) text += slots[parts[i]] + parts[i + 1];
+    for (let i = 1; i < parts.length; i += 2) text += values[parts[i]] + parts[i + 1];
     return text;
   };
 }
@@ -96,8 +109,61 @@ function partsOf(who, call) {
  */
 const isAscii = (text) => Buffer.byteLength(text, 'utf8') === text.length;
 
-/** Past this many strings they go as one array: a call's arguments live on the stack. */
+/** Past this many items they go as one array: a call's arguments live on the stack. */
 const MAX_SPREAD = 4096;
+
+// ---- Ids for result texts the native side keeps lowered ----------------
+//
+// A framework passes the same result strings to `emptyLookupOf` call after
+// call. The first time a text of a useful length is seen, it gets an id;
+// the native side keeps its lowered form under that id (an LRU bounded per
+// env, see `groundCacheBound`), so a later call that passes the same string
+// value is searched without the text being read or lower-cased again. The
+// key is the string's value (a Map compares strings by content, and V8
+// keeps a string's hash in the string), so equal strings get the same
+// answer whether cached or not; ids are never reused, so an id names one
+// value for the life of this module.
+//
+// This map keeps the strings themselves, so it is bounded too: by the same
+// number of units as the native side, oldest first out. A string dropped
+// here may still be held natively under its old id until the LRU drops it.
+
+/** The bound, in UTF-16 units (the native side owns the default). */
+const CACHE_BOUND = native.groundCacheBound(
+  process.env.SEAMGUARD_GROUND_CACHE_UNITS === undefined ? undefined : Number(process.env.SEAMGUARD_GROUND_CACHE_UNITS),
+);
+/**
+ * Texts shorter than this are read on every call: the look-up would cost
+ * about what it saves. Texts longer than the upper one are never named: V8
+ * hashes such a string by its length only, so a look-up could compare many
+ * long strings in full.
+ */
+const CACHE_MIN_UNITS = 128;
+const CACHE_MAX_UNITS = 16383;
+/** text -> id * 2 + ascii bit. */
+const textCodes = new Map();
+let textCodeUnits = 0;
+let nextTextId = 1;
+
+/** The code the native side takes for `text`: its id (0: none) and its ASCII bit. */
+function codeOf(text) {
+  const length = text.length;
+  if (length < CACHE_MIN_UNITS || length > CACHE_MAX_UNITS || length > CACHE_BOUND) return isAscii(text) ? 1 : 0;
+  const known = textCodes.get(text);
+  if (known !== undefined) return known;
+  const ascii = isAscii(text) ? 1 : 0;
+  textCodeUnits += length;
+  if (textCodeUnits > CACHE_BOUND) {
+    for (const old of textCodes.keys()) {
+      textCodes.delete(old);
+      textCodeUnits -= old.length;
+      if (textCodeUnits <= CACHE_BOUND) break;
+    }
+  }
+  const code = nextTextId++ * 2 + ascii;
+  textCodes.set(text, code);
+  return code;
+}
 
 const quiet = (disposition) => ({ findings: [], disposition });
 const tool = (id) => ({ kind: 'tool', id });
@@ -121,9 +187,7 @@ function encounterOf(joins, parts, shape, epoch) {
     const quote = joins[j + 3];
     const start = Math.floor(quote / 256);
     const quoted = leaf.slice(start, start + ((quote % 256) >> 1)) + (quote % 2 === 1 ? ELLIPSIS : '');
-    const slots = {
-      path, call: callId, consumer: consumerName, producer: producerName, empty, quoted, ceiling: CEILING,
-    };
+    const slots = [path, callId, consumerName, producerName, empty, quoted, CEILING];
     const witness = (subject, value, provenance) => ({
       subject, predicate: path, value, epoch, stratum: 'asserted', provenance,
     });
@@ -155,11 +219,10 @@ function emptyLookupOf(call, produced, epoch) {
   if (reading === undefined) return quiet('not-applicable');
   if (!reading.empty) return quiet('checked-pass');
   const parts = partsOf(who, call);
-  // The declared names, then a name and a text per result: spread as
-  // arguments they all cross in one call.
-  const strings = parts.argumentsFrom.slice();
+  // The declared names, then a name, a text and a code per result: spread
+  // as arguments they all cross in one call.
+  const items = parts.argumentsFrom.slice();
   const count = lengthOf(produced);
-  const ascii = new Uint32Array(Math.ceil(count / 32));
   for (let i = 0; i < count; i++) {
     const entry = produced[i];
     if (!isObject(entry)) throw wrongType(`${who}: produced[${i}]`, 'an object with toolName and text', entry);
@@ -167,13 +230,12 @@ function emptyLookupOf(call, produced, epoch) {
     if (typeof toolName !== 'string') throw wrongType(`${who}: produced[${i}].toolName`, 'a string', toolName);
     const text = entry.text;
     if (typeof text !== 'string') throw wrongType(`${who}: produced[${i}].text`, 'a string', text);
-    strings.push(toolName, text);
-    if (isAscii(text)) ascii[i >>> 5] |= 1 << (i & 31);
+    items.push(toolName, text, codeOf(text));
   }
   const from = parts.argumentsFrom.length;
-  const joins = strings.length <= MAX_SPREAD
-    ? native.emptyLookupJoins(parts.args, ascii, from, ...strings)
-    : native.emptyLookupJoins(parts.args, ascii, from, strings);
+  const joins = items.length <= MAX_SPREAD
+    ? native.emptyLookupJoins(parts.args, from, ...items)
+    : native.emptyLookupJoins(parts.args, from, items);
   return encounterOf(joins, parts, reading.shape, epoch);
 }
 

@@ -8,6 +8,7 @@
 use super::js::{Builtin, Handle, IsArray, Js};
 use crate::empty_lookup::{
     self as core, corpus,
+    cache::GroundCache,
     ground::{is_declared_ground, Grounding, Lowered},
     prose,
     walk::{ArgsTree, Node, MAX_WALKED_VALUES},
@@ -510,15 +511,18 @@ pub fn install_variadic(exports: Object, env: Env) -> Result<()> {
     Js::new(&env).export_variadic(exports.raw(), c"emptyLookupJoins", empty_lookup_joins)
 }
 
-/// `emptyLookupJoins(args, ascii, fromCount, ...strings)`: which string
-/// leaves of `args` are grounded by which result, for a call whose reading
-/// is an empty one.
+/// `emptyLookupJoins(args, fromCount, ...items)`: which string leaves of
+/// `args` are grounded by which result, for a call whose reading is an empty
+/// one.
 ///
-/// `strings` are the call's `fromCount` declared tool names, then a name and
-/// a text for each result of `produced`, in order. They come spread as
+/// `items` are the call's `fromCount` declared tool names, then three for
+/// each result of `produced`, in order: its name, its text and a code, a
+/// number `id * 2 + ascii`. `ascii` is 1 only when every unit of the text is
+/// ASCII (see [`Js::lowered`]); `id`, when not 0, is the name the
+/// JavaScript layer gives this text's string value, under which the env's
+/// [`GroundCache`] keeps its lowered form between calls. They come spread as
 /// arguments, so that all of them cross in one call, or for a long list as
-/// one array. Bit `i % 32` of the `Uint32Array` `ascii[i / 32]` is set only
-/// when every unit of text `i` is ASCII (see [`Js::lowered`]).
+/// one array.
 ///
 /// Returns `null` when no declared producer served a non-empty result, else
 /// the flat joins (`producer` is the result's name string).
@@ -526,63 +530,151 @@ unsafe extern "C" fn empty_lookup_joins(
     env: napi::sys::napi_env,
     info: napi::sys::napi_callback_info,
 ) -> Handle {
-    unsafe { Js::run_variadic(env, info, joins_of_strings) }
+    unsafe { Js::run_variadic(env, info, joins_of_items) }
 }
 
-fn joins_of_strings(js: Js, arguments: &[Handle]) -> Result<Handle> {
-    let misuse = || js.type_error("emptyLookupJoins(args, ascii, fromCount, ...strings): bad arguments");
-    let [args, ascii, from_count, spread @ ..] = arguments else { return Err(misuse()) };
-    let strings = match spread {
-        [list] if js.is_plain_array(*list)? => string_list(js, *list, "emptyLookupJoins: strings")?,
+/// The largest id a code can carry exactly.
+const MAX_ID: f64 = (1u64 << 52) as f64;
+
+fn joins_of_items(js: Js, arguments: &[Handle]) -> Result<Handle> {
+    let misuse = || js.type_error("emptyLookupJoins(args, fromCount, ...items): bad arguments");
+    let [args, from_count, spread @ ..] = arguments else { return Err(misuse()) };
+    let items = match spread {
+        [list] if js.is_plain_array(*list)? => {
+            (0..js.plain_array_len(*list)?).map(|i| js.element(*list, i)).collect::<Result<Vec<_>>>()?
+        }
         _ => spread.to_vec(),
     };
     if js.type_of(*from_count)? != ValueType::Number {
         return Err(misuse());
     }
     let from_count = js.f64(*from_count)?;
-    if !(0.0..=strings.len() as f64).contains(&from_count) || (strings.len() - from_count as usize) % 2 == 1 {
+    if !(0.0..=items.len() as f64).contains(&from_count)
+        || from_count.fract() != 0.0
+        || (items.len() - from_count as usize) % 3 != 0
+    {
         return Err(misuse());
     }
-    for &string in &strings {
-        if js.type_of(string)? != ValueType::String {
+    let (from, results) = items.split_at(from_count as usize);
+    let mut arguments_from = Vec::with_capacity(from.len());
+    for &name in from {
+        if js.type_of(name)? != ValueType::String {
             return Err(misuse());
         }
+        arguments_from.push(js.utf16(name)?);
     }
-    let (from, results) = strings.split_at(from_count as usize);
-    let arguments_from = from.iter().map(|&name| js.utf16(name)).collect::<Result<Vec<_>>>()?;
-    let ascii = js.u32_elements(*ascii)?;
     let mut grounds = LiveGrounds { js, grounds: Vec::new() };
-    for (index, pair) in results.chunks_exact(2).enumerate() {
-        let [name, text] = [pair[0], pair[1]];
+    for (index, triple) in results.chunks_exact(3).enumerate() {
+        let [name, text, code] = [triple[0], triple[1], triple[2]];
+        if js.type_of(name)? != ValueType::String
+            || js.type_of(text)? != ValueType::String
+            || js.type_of(code)? != ValueType::Number
+        {
+            return Err(misuse());
+        }
+        let code = js.f64(code)?;
+        if !(0.0..MAX_ID).contains(&code) || code.fract() != 0.0 {
+            return Err(misuse());
+        }
+        let code = code as u64;
         let producer = js.utf16(name)?;
-        if is_declared_ground(&arguments_from, &producer, js.string_len(text)?) {
-            let ascii = ascii.get(index / 32).is_some_and(|bits| bits >> (index % 32) & 1 == 1);
-            grounds.grounds.push((index, producer, text, ascii));
+        let units = js.string_len(text)?;
+        if is_declared_ground(&arguments_from, &producer, units) {
+            grounds.grounds.push(LiveGround { index, producer, text, units, ascii: code & 1 == 1, id: code >> 1 });
         }
     }
     if Grounding::<napi::Error>::is_unreachable(&grounds) {
         return js.null();
     }
     let joins = core::joins(&mut LiveArgs::new(js), *args, &mut grounds)?;
-    joins_to_js(js, &joins, |index| Ok(results[index * 2]))
+    joins_to_js(js, &joins, |index| Ok(results[index * 3]))
+}
+
+/// `groundCacheBound(units)`: sets the bound of this env's [`GroundCache`]
+/// when `units` is a non-negative number (dropping the oldest entries past
+/// it), and returns the bound in force. For the JavaScript layer, which
+/// bounds its own map of ids the same way, and for tests.
+#[napi(skip_typescript, catch_unwind, js_name = "groundCacheBound")]
+pub fn ground_cache_bound(env: &Env, units: Unknown) -> Result<f64> {
+    let js = Js::new(env);
+    let units = units.raw();
+    let wanted = match js.type_of(units)? {
+        ValueType::Number => Some(js.f64(units)?).filter(|units| *units >= 0.0),
+        _ => None,
+    };
+    with_ground_cache(js, |cache| {
+        if let Some(units) = wanted {
+            cache.set_bound(units.min(usize::MAX as f64) as usize);
+        }
+        cache.bound() as f64
+    })
 }
 
 thread_local! {
     /// The buffer a ground's text is read into, kept between calls so that
     /// a call does not fault in fresh pages for every large text.
     static GROUND_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+
+    /// Each env's lowered grounds, by the ids its JavaScript layer hands
+    /// out. An env lives on one thread; its entry is dropped by a cleanup
+    /// hook when the env goes away.
+    static GROUND_CACHES: std::cell::RefCell<Vec<(usize, GroundCache)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+unsafe extern "C" fn forget_ground_cache(env: *mut std::ffi::c_void) {
+    GROUND_CACHES.with(|caches| caches.borrow_mut().retain(|(known, _)| *known != env as usize));
+}
+
+/// Runs `body` with this env's cache, made on first use. Nothing in `body`
+/// may run JavaScript (reading a string's contents does not).
+fn with_ground_cache<R>(js: Js, body: impl FnOnce(&mut GroundCache) -> R) -> Result<R> {
+    let key = js.raw_env() as usize;
+    GROUND_CACHES.with(|caches| {
+        let mut caches = caches.borrow_mut();
+        let at = match caches.iter().position(|(env, _)| *env == key) {
+            Some(at) => at,
+            None => {
+                napi::check_status!(unsafe {
+                    napi::sys::napi_add_env_cleanup_hook(
+                        js.raw_env(),
+                        Some(forget_ground_cache),
+                        js.raw_env().cast(),
+                    )
+                })?;
+                caches.push((key, GroundCache::default()));
+                caches.len() - 1
+            }
+        };
+        Ok(body(&mut caches[at].1))
+    })
 }
 
 /// Past this size the ground buffer is given back after a call rather than
 /// kept for the next.
 const KEEP_GROUND_BUFFER: usize = 4 << 20;
 
-/// A call's declared grounds as live strings: `(produced index, producer,
-/// text, whether the text is all ASCII)`. Each text is read and
-/// lower-cased when the scan reaches it, into one reused buffer.
+/// One declared ground of a call, as a live string.
+struct LiveGround {
+    /// Its index in `produced`.
+    index: usize,
+    producer: Vec<u16>,
+    text: Handle,
+    /// The text's length in UTF-16 units.
+    units: usize,
+    /// Whether every unit of the text is ASCII.
+    ascii: bool,
+    /// Its id in the env's cache, or 0.
+    id: u64,
+}
+
+/// A call's declared grounds as live strings. A text with an id the cache
+/// holds is not read at all; any other is read and lower-cased when the
+/// scan reaches it, into the cache when it has an id and fits, else into
+/// one reused buffer.
 struct LiveGrounds {
     js: Js,
-    grounds: Vec<(usize, Vec<u16>, Handle, bool)>,
+    grounds: Vec<LiveGround>,
 }
 
 impl Grounding<napi::Error> for LiveGrounds {
@@ -591,36 +683,57 @@ impl Grounding<napi::Error> for LiveGrounds {
     }
 
     fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<()> {
-        let mut bytes = GROUND_BUFFER.with(std::cell::Cell::take);
-        let mut scratch = Vec::new();
-        let mut outcome = Ok(());
-        for &(index, _, text, ascii) in &self.grounds {
-            let lowered = match self.js.lowered(text, ascii, bytes, &mut scratch) {
-                Ok((lowered, _)) => lowered,
-                Err(error) => {
-                    outcome = Err(error);
-                    bytes = Vec::new();
+        let js = self.js;
+        let grounds = &self.grounds;
+        with_ground_cache(js, |cache| {
+            let mut bytes = GROUND_BUFFER.with(std::cell::Cell::take);
+            let mut scratch = Vec::new();
+            let mut outcome = Ok(());
+            for ground in grounds {
+                let cached = ground.id != 0 && cache.fits(ground.units);
+                if cached && !cache.touch(ground.id, ground.units) {
+                    match js.lowered(ground.text, ground.ascii, Vec::new(), &mut scratch) {
+                        Ok((lowered, units)) => cache.insert(ground.id, lowered, units),
+                        Err(error) => {
+                            outcome = Err(error);
+                            break;
+                        }
+                    };
+                }
+                if cached {
+                    let lowered = cache.get(ground.id).expect("a text that fits is kept");
+                    if !visit(ground.index, lowered) {
+                        break;
+                    }
+                    continue;
+                }
+                let lowered = match js.lowered(ground.text, ground.ascii, bytes, &mut scratch) {
+                    Ok((lowered, _)) => lowered,
+                    Err(error) => {
+                        outcome = Err(error);
+                        bytes = Vec::new();
+                        break;
+                    }
+                };
+                let more = visit(ground.index, &lowered);
+                bytes = match lowered {
+                    Lowered::Ascii(kept) => kept,
+                    Lowered::Wide(_) => Vec::new(),
+                };
+                if !more {
                     break;
                 }
-            };
-            let more = visit(index, &lowered);
-            bytes = match lowered {
-                Lowered::Ascii(kept) => kept,
-                Lowered::Wide(_) => Vec::new(),
-            };
-            if !more {
-                break;
             }
-        }
-        if bytes.capacity() <= KEEP_GROUND_BUFFER {
-            GROUND_BUFFER.with(|kept| kept.set(bytes));
-        }
-        outcome
+            if bytes.capacity() <= KEEP_GROUND_BUFFER {
+                GROUND_BUFFER.with(|kept| kept.set(bytes));
+            }
+            outcome
+        })?
     }
 
     fn producer(&self, index: usize) -> &[u16] {
-        let ground = self.grounds.iter().find(|ground| ground.0 == index);
-        &ground.expect("an index the scan showed").1
+        let ground = self.grounds.iter().find(|ground| ground.index == index);
+        &ground.expect("an index the scan showed").producer
     }
 }
 

@@ -240,6 +240,7 @@ impl Js {
 
     /// The elements of a `Uint32Array`, borrowed for the current call
     /// (empty for anything else).
+    #[allow(dead_code)]
     pub fn u32_elements(&self, array: Handle) -> Result<&[u32]> {
         let mut is_typed = false;
         check_status!(unsafe { sys::napi_is_typedarray(self.env, array, &mut is_typed) })?;

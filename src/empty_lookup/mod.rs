@@ -23,6 +23,7 @@
 //!
 //! What it cannot know is [`EMPTY_LOOKUP_CEILING`].
 
+pub mod cache;
 pub mod corpus;
 pub mod ground;
 pub mod walk;
