@@ -7,8 +7,9 @@
 
 use super::js::{Builtin, Handle, IsArray, Js};
 use crate::empty_lookup::{
-    self as core, corpus,
+    self as core,
     cache::GroundCache,
+    corpus,
     ground::{is_declared_ground, Grounding, Lowered},
     prose,
     walk::{ArgsTree, Node, MAX_WALKED_VALUES},
@@ -580,7 +581,14 @@ fn joins_of_items(js: Js, arguments: &[Handle]) -> Result<Handle> {
         let producer = js.utf16(name)?;
         let units = js.string_len(text)?;
         if is_declared_ground(&arguments_from, &producer, units) {
-            grounds.grounds.push(LiveGround { index, producer, text, units, ascii: code & 1 == 1, id: code >> 1 });
+            grounds.grounds.push(LiveGround {
+                index,
+                producer,
+                text,
+                units,
+                ascii: code & 1 == 1,
+                id: code >> 1,
+            });
         }
     }
     if Grounding::<napi::Error>::is_unreachable(&grounds) {

@@ -238,35 +238,6 @@ impl Js {
         Ok((Lowered::of_units(scratch), scratch.len()))
     }
 
-    /// The elements of a `Uint32Array`, borrowed for the current call
-    /// (empty for anything else).
-    #[allow(dead_code)]
-    pub fn u32_elements(&self, array: Handle) -> Result<&[u32]> {
-        let mut is_typed = false;
-        check_status!(unsafe { sys::napi_is_typedarray(self.env, array, &mut is_typed) })?;
-        if !is_typed {
-            return Ok(&[]);
-        }
-        let (mut kind, mut length, mut data) = (0, 0, ptr::null_mut());
-        check_status!(unsafe {
-            sys::napi_get_typedarray_info(
-                self.env,
-                array,
-                &mut kind,
-                &mut length,
-                &mut data,
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        })?;
-        if kind != sys::TypedarrayType::uint32_array || length == 0 {
-            return Ok(&[]);
-        }
-        // SAFETY: napi gave the view's own data and length; the array is
-        // an argument of the current call, which outlives the borrow.
-        Ok(unsafe { std::slice::from_raw_parts(data.cast::<u32>(), length) })
-    }
-
     pub fn f64(&self, number: Handle) -> Result<f64> {
         let mut value = 0.0;
         check_status!(unsafe { sys::napi_get_value_double(self.env, number, &mut value) })?;

@@ -232,12 +232,9 @@ fn the_ceiling_says_both_things() {
 #[test]
 fn nothing_past_the_reading_is_read_when_the_reading_decides() {
     for reading in [None, Some(Reading { shape: Shape::Rowset, empty: false, rows: Some(2) })] {
-        let encounter = empty_lookup_of(
-            &mut Plain::default(),
-            reading,
-            0.0,
-            |_| -> Result<_, TooMany> { panic!("the rest of the call was read") },
-        )
+        let encounter = empty_lookup_of(&mut Plain::default(), reading, 0.0, |_| -> Result<_, TooMany> {
+            panic!("the rest of the call was read")
+        })
         .unwrap();
         assert!(encounter.findings.is_empty());
     }

@@ -303,13 +303,21 @@ pub(crate) mod tests {
             ("top-level array", list(vec![s("x"), Arg::Null, s("y")]), vec![("0", "x"), ("2", "y")]),
             ("opaque values are skipped", record(vec![("n", Arg::Null), ("x", Arg::Num)]), vec![]),
             ("empty key", record(vec![("", s("v"))]), vec![("", "v")]),
-            ("below an empty key the path starts afresh", record(vec![("", list(vec![s("v")]))]), vec![("0", "v")]),
+            (
+                "below an empty key the path starts afresh",
+                record(vec![("", list(vec![s("v")]))]),
+                vec![("0", "v")],
+            ),
             (
                 "empty keys all the way down",
                 record(vec![("", record(vec![("", record(vec![("k", s("v"))]))]))]),
                 vec![("k", "v")],
             ),
-            ("an empty key below a real one", record(vec![("a", record(vec![("", s("v"))]))]), vec![("a.", "v")]),
+            (
+                "an empty key below a real one",
+                record(vec![("a", record(vec![("", s("v"))]))]),
+                vec![("a.", "v")],
+            ),
             (
                 "keys with dots are not escaped",
                 record(vec![("a.b", record(vec![("c", s("v"))]))]),
