@@ -888,7 +888,7 @@ const LINEAR_PATH_LIMIT: usize = 32;
 struct LiveArgs {
     js: Js,
     is_array: IsArray,
-    object_entries: Option<(Handle, Handle)>,
+    record_entries: Option<(Handle, Handle)>,
     on_path: Vec<Handle>,
     /// `(set, has, add, delete)` once the path is deep.
     path_set: Option<[Handle; 4]>,
@@ -896,23 +896,27 @@ struct LiveArgs {
 
 impl LiveArgs {
     fn new(js: Js) -> Self {
-        LiveArgs { js, is_array: IsArray::new(js), object_entries: None, on_path: Vec::new(), path_set: None }
+        LiveArgs { js, is_array: IsArray::new(js), record_entries: None, on_path: Vec::new(), path_set: None }
     }
 
-    fn entries(&mut self, record: Handle) -> Result<Vec<(Vec<u16>, Handle)>> {
+    /// A non-array object's `Object.entries`, or `None` when
+    /// `Array.isArray` says it is an array after all (a Proxy of one).
+    fn record_entries(&mut self, object: Handle) -> Result<Option<Vec<(Vec<u16>, Handle)>>> {
         let js = self.js;
-        let (object, entries) = match self.object_entries {
+        let (receiver, record_entries) = match self.record_entries {
             Some(found) => found,
-            None => *self.object_entries.insert(js.builtin(Builtin::ObjectEntries)?),
+            None => *self.record_entries.insert(js.builtin(Builtin::RecordEntries)?),
         };
-        let pairs = js.call(entries, object, &[record])?;
-        let count = js.plain_array_len(pairs)?;
+        let flat = js.call(record_entries, receiver, &[object])?;
+        if js.type_of(flat)? == ValueType::Null {
+            return Ok(None);
+        }
+        let count = js.plain_array_len(flat)? / 2;
         let mut entries = Vec::with_capacity(count as usize);
         for i in 0..count {
-            let pair = js.element(pairs, i)?;
-            entries.push((js.utf16(js.element(pair, 0)?)?, js.element(pair, 1)?));
+            entries.push((js.utf16(js.element(flat, 2 * i)?)?, js.element(flat, 2 * i + 1)?));
         }
-        Ok(entries)
+        Ok(Some(entries))
     }
 
     fn path_set(&mut self) -> Result<[Handle; 4]> {
@@ -936,8 +940,13 @@ impl ArgsTree for LiveArgs {
     fn node(&mut self, value: &Handle) -> Result<Node<Handle>> {
         Ok(match self.js.type_of(*value)? {
             ValueType::String => Node::Text(self.js.utf16(*value)?),
-            ValueType::Object if self.is_array.test(*value)? => Node::List,
-            ValueType::Object => Node::Record(self.entries(*value)?),
+            // A genuine array needs no call into JavaScript; anything else
+            // asks Array.isArray and Object.entries in one crossing.
+            ValueType::Object if self.js.is_plain_array(*value)? => Node::List,
+            ValueType::Object => match self.record_entries(*value)? {
+                Some(entries) => Node::Record(entries),
+                None => Node::List,
+            },
             _ => Node::Opaque,
         })
     }
