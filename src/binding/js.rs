@@ -418,19 +418,17 @@ pub enum Builtin {
 /// `null` for an array (a Proxy of one included), else the object's entries
 /// flattened to `[key, value, key, value, …]`. One crossing instead of two,
 /// and no pair array to read per entry; the reads and traps it runs are
-/// exactly those of the two built-ins, in the same order.
-const RECORD_ENTRIES: &str = "(function (isArray, entries) {
+/// exactly those of the two built-ins, in the same order. Every built-in it
+/// uses is captured when it is built, and `Array.from` defines the elements
+/// (no setter on `Array.prototype` can see them).
+const RECORD_ENTRIES: &str = "(function (isArray, entries, from, apply, ArrayOf) {
+  const unpair = (pairs) => (_, j) => pairs[j >> 1][j & 1];
   return function recordEntries(value) {
     if (isArray(value)) return null;
     const pairs = entries(value);
-    const flat = new Array(pairs.length * 2);
-    for (let i = 0; i < pairs.length; i++) {
-      flat[2 * i] = pairs[i][0];
-      flat[2 * i + 1] = pairs[i][1];
-    }
-    return flat;
+    return apply(from, ArrayOf, [{ length: pairs.length * 2 }, unpair(pairs)]);
   };
-})(Array.isArray, Object.entries)";
+})(Array.isArray, Object.entries, Array.from, Reflect.apply, Array)";
 
 /// `[Array, Array.isArray, globalThis, recordEntries]`, per env, held by napi references so that a call does not
 /// look them up by name again (a named lookup from Rust costs a few hundred
