@@ -107,26 +107,32 @@ impl Js {
     /// Throws a `TypeError` with `message` and returns the error that lets
     /// it through to the caller.
     pub fn type_error(&self, message: &str) -> Error {
-        let message = CString::new(message.replace('\0', "\\0")).expect("no NUL left");
-        // If throwing fails an exception is already pending; either way the
-        // caller sees a JavaScript exception.
-        unsafe { sys::napi_throw_type_error(self.env, ptr::null(), message.as_ptr()) };
-        Error::from_status(Status::PendingException)
+        self.throw(sys::napi_throw_type_error, message)
     }
 
     /// Throws a `RangeError` with `message` (a value of the right type
     /// outside what is allowed).
     pub fn range_error(&self, message: &str) -> Error {
-        let message = CString::new(message.replace('\0', "\\0")).expect("no NUL left");
-        unsafe { sys::napi_throw_range_error(self.env, ptr::null(), message.as_ptr()) };
-        Error::from_status(Status::PendingException)
+        self.throw(sys::napi_throw_range_error, message)
     }
 
     /// Throws a plain `Error` with `message` (a call that is not allowed
     /// now, whatever its arguments).
     pub fn error(&self, message: &str) -> Error {
+        self.throw(sys::napi_throw_error, message)
+    }
+
+    /// Throws through one of napi's `napi_throw_*_error` functions and
+    /// returns the error that lets the exception through to the caller.
+    fn throw(
+        &self,
+        throw: unsafe fn(sys::napi_env, *const std::ffi::c_char, *const std::ffi::c_char) -> sys::napi_status,
+        message: &str,
+    ) -> Error {
         let message = CString::new(message.replace('\0', "\\0")).expect("no NUL left");
-        unsafe { sys::napi_throw_error(self.env, ptr::null(), message.as_ptr()) };
+        // If throwing fails an exception is already pending; either way the
+        // caller sees a JavaScript exception.
+        unsafe { throw(self.env, ptr::null(), message.as_ptr()) };
         Error::from_status(Status::PendingException)
     }
 
@@ -344,7 +350,7 @@ impl Js {
         let mut object = ptr::null_mut();
         check_status!(unsafe { sys::napi_create_object(self.env, &mut object) })?;
         for (name, value) in properties {
-            check_status!(unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), *value) })?;
+            self.set(object, name, *value)?;
         }
         Ok(object)
     }
