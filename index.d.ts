@@ -28,6 +28,14 @@ export declare class ProducedCorpus {
    * is not a string.
    */
   push(result: ProducedResult): void
+  /**
+   * Forgets every result pushed, so the corpus can serve another run, and
+   * frees the memory they took for the next pushes on this thread (up to
+   * 16 MiB is kept for reuse; see the README). A run's owner should call
+   * it when the run ends: until then, or until the corpus is garbage
+   * collected, its texts stay in memory.
+   */
+  clear(): void
   /** How many results were pushed. */
   get length(): number
   /**

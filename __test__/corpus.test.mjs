@@ -112,6 +112,33 @@ describe('ProducedCorpus', () => {
     assert.throws(() => corpus.emptyLookupOf(call({ ok: 'host-a', get bad() { throw boom; } }), 1), (e) => e === boom);
   });
 
+  it('clear() empties it for another run, whose answers are a fresh corpus\'s', () => {
+    // Long ASCII results (sketched, in the arena's blocks) and a wide one,
+    // so the second run writes into blocks the first one left behind.
+    const text = (run, i) => Array.from({ length: 400 }, (_, k) => `{"wwpn":"20:00:00:25:b5:${run}${i}:${k % 10}a:${k}"}`).join('\n');
+    const runOf = (run) => Array.from({ length: 12 }, (_, i) => ({ toolName: i % 3 ? 'inventory' : 'other', text: i === 5 ? `Łódź ${text(run, i)}` : text(run, i) }));
+    const corpus = new ProducedCorpus();
+    for (const result of runOf(1)) corpus.push(result);
+    assert.equal(corpus.emptyLookupOf(call({ w: '20:00:00:25:B5:14:3a:33' }), 1).findings.length, 1);
+    corpus.clear();
+    assert.equal(corpus.length, 0);
+    assert.equal(corpus.emptyLookupOf(call({ w: '20:00:00:25:b5:14:3a:33' }), 1).disposition, 'unreachable');
+    const produced = runOf(2);
+    const fresh = new ProducedCorpus();
+    for (const [i, result] of produced.entries()) {
+      corpus.push(result);
+      fresh.push(result);
+      // An id of the first run, one of this run's, one from a wide result.
+      const args = { old: '20:00:00:25:b5:14:3a:33', now: `20:00:00:25:b5:2${i}:3a:33`, wide: `Łódź {"wwpn":"20:00:00:25:b5:25` };
+      const expected = emptyLookupOf(call(args), produced.slice(0, i + 1), i);
+      assert.deepEqual(corpus.emptyLookupOf(call(args), i), expected);
+      assert.deepEqual(fresh.emptyLookupOf(call(args), i), expected);
+    }
+    assert.equal(corpus.length, 12);
+    assert.deepEqual(corpus.emptyLookupOf(call({ now: '20:00:00:25:B5:211:3A:33' }), 0).findings.map((f) => f.predicate), ['now']);
+    assert.throws(() => ProducedCorpus.prototype.clear.call({}), TypeError);
+  });
+
   it('is the generated class', () => {
     const generated = require('../index.js').ProducedCorpus;
     assert.equal(ProducedCorpus, generated);

@@ -323,6 +323,72 @@ describe('ProducedCorpus against the stateless check', () => {
   });
 });
 
+// Long results, where the corpus keeps a sketch beside each ASCII text and
+// skips the results it rules out: ids made of short tokens joined by
+// separators (anchors and JSON punctuation alike), and needles cut from the
+// texts at any offset and length, altered in one unit, or recased.
+const TOKEN_UNITS = 'abcdef0123456789XYZ';
+const SEPARATORS = [':', '-', '/', '.', ' ', '_', '@', '\n', '\t', '=', '"', ',', '{', '}', '[', ']', '\\', '|'];
+const token = fc.string({ unit: fc.constantFrom(...TOKEN_UNITS), minLength: 1, maxLength: 4 });
+const longText = fc
+  .tuple(
+    fc.array(fc.tuple(token, fc.constantFrom(...SEPARATORS)), { minLength: 150, maxLength: 500 }),
+    fc.constantFrom('', '', '', 'é', 'İ', '😀'),
+  )
+  .map(([pieces, extra]) => pieces.map(([t, sep]) => t + sep).join('') + extra);
+const cutFrom = (texts) =>
+  fc
+    .record({
+      from: fc.nat({ max: texts.length - 1 }),
+      at: fc.nat(),
+      length: fc.integer({ min: 4, max: 40 }),
+      change: fc.constantFrom('none', 'none', 'upper', 'unit', 'pad'),
+      unit: fc.constantFrom(...TOKEN_UNITS, ':', '-'),
+    })
+    .map(({ from, at, length, change, unit }) => {
+      const text = texts[from].text;
+      const start = at % Math.max(1, text.length - length);
+      const cut = text.slice(start, start + length);
+      if (change === 'upper') return cut.toUpperCase();
+      if (change === 'pad') return `  ${cut}\n`;
+      if (change === 'unit') return cut.slice(0, length >> 1) + unit + cut.slice((length >> 1) + 1);
+      return cut;
+    });
+const longScenario = fc
+  .array(fc.record({ toolName: fc.constantFrom('inventory', 'cmdb', 'other'), text: longText }), { minLength: 1, maxLength: 6 })
+  .chain((produced) =>
+    fc.record({
+      produced: fc.constant(produced),
+      leaves: fc.array(fc.oneof({ weight: 5, arbitrary: cutFrom(produced) }, { weight: 1, arbitrary: token }), { minLength: 1, maxLength: 6 }),
+    }),
+  );
+
+describe('ProducedCorpus on long, structured results', () => {
+  it('answers exactly as emptyLookupOf, after every push', () => {
+    let joins = 0;
+    let misses = 0;
+    run(
+      fc.property(longScenario, ({ produced, leaves }) => {
+        const args = { ids: leaves, first: leaves[0] };
+        const call = { toolName: 'lookup', toolCallId: 'call-l', args, argumentsFrom: ['inventory', 'cmdb'], reading: readLookupResult([], false) };
+        const corpus = new ProducedCorpus();
+        for (let pushed = 1; pushed <= produced.length; pushed++) {
+          corpus.push(produced[pushed - 1]);
+          const expected = emptyLookupOf(call, produced.slice(0, pushed), 7);
+          assert.deepEqual(corpus.emptyLookupOf(call, 7), expected);
+          const model = modelEmptyLookup(call, produced.slice(0, pushed));
+          assert.deepEqual(joinsOf(expected), model);
+          joins += model.joins?.length ?? 0;
+          misses += leaves.length + 1 - (model.joins?.length ?? 0);
+        }
+      }),
+      300,
+    );
+    // Both ways must be well represented: ids found and ids ruled out.
+    assert.ok(joins > 1000 && misses > 300, `joins ${joins}, misses ${misses}`);
+  });
+});
+
 describe('paths under an empty-string key', () => {
   // The path is threaded as a string, as agentfootprint does: below an
   // empty key it starts afresh ('0', not '.0').

@@ -22,13 +22,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
-declare -A RUNS=([filter]=400000 [empty_lookup]=500000)
+declare -A RUNS=([filter]=400000 [empty_lookup]=500000 [sketch]=300000)
 targets=()
 while [ $# -gt 0 ] && [ -n "${RUNS[$1]+known}" ]; do
   targets+=("$1")
   shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(filter empty_lookup)
+[ ${#targets[@]} -gt 0 ] || targets=(filter empty_lookup sketch)
 
 host=$(rustc -vV | sed -n 's/^host: //p')
 # --target keeps these flags off build scripts and proc macros.

@@ -10,7 +10,7 @@ use crate::empty_lookup::{
     self as core,
     cache::GroundCache,
     corpus,
-    ground::{is_declared_ground, Grounding, Lowered},
+    ground::{is_declared_ground, GroundText, Grounding, Lowered},
     prose,
     walk::{ArgsTree, Node, MAX_WALKED_VALUES},
     CallParts, Join, Produced,
@@ -690,7 +690,7 @@ impl Grounding<napi::Error> for LiveGrounds {
         self.grounds.is_empty()
     }
 
-    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<()> {
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<()> {
         let js = self.js;
         let grounds = &self.grounds;
         with_ground_cache(js, |cache| {
@@ -710,7 +710,7 @@ impl Grounding<napi::Error> for LiveGrounds {
                 }
                 if cached {
                     let lowered = cache.get(ground.id).expect("a text that fits is kept");
-                    if !visit(ground.index, lowered) {
+                    if !visit(ground.index, lowered.as_ground()) {
                         break;
                     }
                     continue;
@@ -723,7 +723,7 @@ impl Grounding<napi::Error> for LiveGrounds {
                         break;
                     }
                 };
-                let more = visit(ground.index, &lowered);
+                let more = visit(ground.index, lowered.as_ground());
                 bytes = match lowered {
                     Lowered::Ascii(kept) => kept,
                     Lowered::Wide(_) => Vec::new(),
@@ -787,9 +787,17 @@ impl ProducedCorpus {
         if js.type_of(text)? != ValueType::String {
             return Err(js.wrong_type("ProducedCorpus.push: result.text", "a string", text));
         }
-        let (lowered, units) = js.lowered(text, false, Vec::new(), &mut Vec::new())?;
-        self.inner.push_lowered(&tool_name, lowered, units);
-        Ok(())
+        push_text(js, &mut self.inner, &tool_name, text, false)
+    }
+
+    /// Forgets every result pushed, so the corpus can serve another run, and
+    /// frees the memory they took for the next pushes on this thread (up to
+    /// 16 MiB is kept for reuse; see the README). A run's owner should call
+    /// it when the run ends: until then, or until the corpus is garbage
+    /// collected, its texts stay in memory.
+    #[napi(catch_unwind)]
+    pub fn clear(&mut self) {
+        self.inner.clear();
     }
 
     /// How many results were pushed.
@@ -853,8 +861,30 @@ pub fn corpus_push(
             return Err(js.wrong_type("corpusPush: toolName and text", "strings", value));
         }
     }
-    let (lowered, units) = js.lowered(text, ascii, Vec::new(), &mut Vec::new())?;
-    corpus.inner.push_lowered(&js.utf16(tool_name)?, lowered, units);
+    push_text(js, &mut corpus.inner, &js.utf16(tool_name)?, text, ascii)
+}
+
+/// Appends `text` to a corpus: straight into its arena, one byte per unit,
+/// when the caller's word `ascii` holds (see [`Js::lowered`]), else as
+/// UTF-16 units.
+fn push_text(
+    js: Js,
+    corpus: &mut corpus::ProducedCorpus,
+    tool_name: &[u16],
+    text: Handle,
+    ascii: bool,
+) -> Result<()> {
+    if ascii {
+        let room = js.string_len(text)? + 1;
+        // SAFETY: `latin1_into` reports the bytes napi initialised, within
+        // the room it was handed.
+        if unsafe { corpus.push_ascii_with(tool_name, room, |buffer| js.latin1_into(text, buffer)) }? {
+            return Ok(());
+        }
+    }
+    let mut units = Vec::new();
+    js.utf16_into(text, &mut units)?;
+    corpus.push_units(tool_name, &units);
     Ok(())
 }
 

@@ -10,6 +10,7 @@
 use crate::empty_lookup::ground::Lowered;
 use napi::{check_status, sys, Env, Error, Result, Status, ValueType};
 use std::ffi::{CStr, CString};
+use std::mem::MaybeUninit;
 use std::ptr;
 
 pub type Handle = sys::napi_value;
@@ -202,6 +203,24 @@ impl Js {
         Ok(length)
     }
 
+    /// Copies a string one byte per UTF-16 unit (each unit cut to its low
+    /// byte, as V8 does) into `buffer`, which must have room for its
+    /// `.length` plus the NUL napi writes after it; answers how many bytes
+    /// hold the text, all of them initialised.
+    pub fn latin1_into(&self, string: Handle, buffer: &mut [MaybeUninit<u8>]) -> Result<usize> {
+        let mut written = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_latin1(
+                self.env,
+                string,
+                buffer.as_mut_ptr().cast(),
+                buffer.len(),
+                &mut written,
+            )
+        })?;
+        Ok(written)
+    }
+
     /// The text of a string lower-cased once, and its `.length`.
     ///
     /// `ascii` is the caller's word that every unit is ASCII (the package's
@@ -217,27 +236,17 @@ impl Js {
         scratch: &mut Vec<u16>,
     ) -> Result<(Lowered, usize)> {
         if ascii {
-            let length = self.string_len(string)?;
+            let room = self.string_len(string)? + 1;
             bytes.clear();
-            // napi writes a terminating NUL, so the buffer needs one byte more.
-            bytes.reserve(length + 1);
-            let mut written = 0;
-            check_status!(unsafe {
-                sys::napi_get_value_string_latin1(
-                    self.env,
-                    string,
-                    bytes.as_mut_ptr().cast(),
-                    length + 1,
-                    &mut written,
-                )
-            })?;
-            // SAFETY: napi initialised `written` bytes (and the NUL after them).
+            bytes.reserve(room);
+            let written = self.latin1_into(string, &mut bytes.spare_capacity_mut()[..room])?;
+            // SAFETY: napi initialised `written` bytes.
             unsafe { bytes.set_len(written) };
             // A byte past ASCII shows the word was wrong (V8 cut two-byte
             // units to their low byte); read the units instead. A cut that
             // lands in ASCII cannot be seen here, so the word must be true.
             if let Ok(lowered) = Lowered::of_ascii(bytes) {
-                return Ok((lowered, length));
+                return Ok((lowered, room - 1));
             }
         }
         self.utf16_into(string, scratch)?;

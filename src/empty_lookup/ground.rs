@@ -9,6 +9,7 @@
 //! ground. Any other text keeps its UTF-16 units. Either way the answer is
 //! the plain substring test of the rules.
 
+use super::sketch::{GramSketch, NeedleGrams};
 use super::MIN_CHECKED_LENGTH;
 use crate::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
 use memchr::arch::all::packedpair::HeuristicFrequencyRank;
@@ -18,6 +19,18 @@ use memchr::memmem::{Finder, FinderBuilder};
 /// call's `argumentsFrom`, and its text is not empty.
 pub fn is_declared_ground(arguments_from: &[Vec<u16>], tool_name: &[u16], text_len: usize) -> bool {
     text_len > 0 && arguments_from.iter().any(|declared| declared == tool_name)
+}
+
+/// Lower-cases bytes in place, in one vectorised pass that also checks
+/// them: `false` when some byte is past ASCII (the bytes are then changed
+/// and meaningless).
+pub fn lower_ascii_in_place(bytes: &mut [u8]) -> bool {
+    let mut seen = 0u8;
+    for byte in bytes.iter_mut() {
+        seen |= *byte;
+        *byte |= u8::from(byte.wrapping_sub(b'A') < 26) << 5;
+    }
+    seen < 0x80
 }
 
 /// A result's text, lower-cased, in the narrowest form that holds it exactly.
@@ -50,13 +63,7 @@ impl Lowered {
     /// Lower-cases text held one byte per unit, in place, when every byte
     /// is ASCII; otherwise gives the buffer back (its bytes changed).
     pub fn of_ascii(mut text: Vec<u8>) -> Result<Self, Vec<u8>> {
-        // One vectorised pass that lower-cases and checks at once.
-        let mut seen = 0u8;
-        for byte in text.iter_mut() {
-            seen |= *byte;
-            *byte |= u8::from(byte.wrapping_sub(b'A') < 26) << 5;
-        }
-        if seen < 0x80 {
+        if lower_ascii_in_place(&mut text) {
             Ok(Lowered::Ascii(text))
         } else {
             Err(text)
@@ -71,12 +78,33 @@ impl Lowered {
         }
     }
 
+    /// The text as a scan shows it (no sketch).
+    pub fn as_ground(&self) -> GroundText<'_> {
+        match self {
+            Lowered::Ascii(text) => GroundText::Ascii { text, sketch: None },
+            Lowered::Wide(text) => GroundText::Wide(text),
+        }
+    }
+}
+
+/// A ground's lowered text as a scan shows it, borrowed from wherever it is
+/// kept, with the sketch a corpus keeps beside an ASCII text.
+#[derive(Debug, Clone, Copy)]
+pub enum GroundText<'a> {
+    Ascii { text: &'a [u8], sketch: Option<&'a GramSketch> },
+    Wide(&'a [u16]),
+}
+
+impl GroundText<'_> {
     /// Whether the needle of `search` occurs in this text.
     pub fn contains(&self, search: &Search) -> bool {
-        match self {
+        match *self {
             // A needle with a non-ASCII unit cannot occur in ASCII text.
-            Lowered::Ascii(text) => search.finder.as_ref().is_some_and(|finder| finder.find(text).is_some()),
-            Lowered::Wide(text) => find(text, search.units).is_some(),
+            GroundText::Ascii { text, sketch } => search.finder.as_ref().is_some_and(|finder| {
+                let ruled_out = matches!((sketch, &search.grams), (Some(sketch), Some(grams)) if !sketch.may_contain(grams));
+                !ruled_out && finder.find(text).is_some()
+            }),
+            GroundText::Wide(text) => find(text, search.units).is_some(),
         }
     }
 }
@@ -87,6 +115,8 @@ pub struct Needle {
     units: Vec<u16>,
     /// The same units as bytes, when every one is ASCII.
     ascii: Option<Vec<u8>>,
+    /// What a ground's sketch is asked, for an ASCII needle long enough.
+    grams: Option<NeedleGrams>,
 }
 
 impl Needle {
@@ -98,8 +128,9 @@ impl Needle {
             return None;
         }
         let units = to_lower(value).into_owned();
-        let ascii = is_ascii(&units).then(|| units.iter().map(|&unit| unit as u8).collect());
-        Some(Needle { units, ascii })
+        let ascii: Option<Vec<u8>> = is_ascii(&units).then(|| units.iter().map(|&unit| unit as u8).collect());
+        let grams = ascii.as_deref().and_then(NeedleGrams::of_needle);
+        Some(Needle { units, ascii, grams })
     }
 
     /// The needle ready to be searched for in grounds whose bytes occur as
@@ -109,7 +140,7 @@ impl Needle {
             Some(ranks) => FinderBuilder::new().build_forward_with_ranker(ranks, bytes),
             None => Finder::new(bytes),
         });
-        Search { units: &self.units, finder }
+        Search { units: &self.units, finder, grams: self.grams.as_ref() }
     }
 }
 
@@ -120,6 +151,7 @@ pub struct Search<'n> {
     units: &'n [u16],
     /// For an ASCII needle.
     finder: Option<Finder<'n>>,
+    grams: Option<&'n NeedleGrams>,
 }
 
 /// How common each byte is in the texts being searched, from a sample, as
@@ -138,8 +170,8 @@ const RANK_MIN_TEXT: usize = 16 << 10;
 impl ByteRanks {
     /// Ranks from an even sample of `text`, when it is ASCII and long
     /// enough to be worth it.
-    pub fn sample(text: &Lowered) -> Option<Self> {
-        let Lowered::Ascii(bytes) = text else { return None };
+    pub fn sample(text: GroundText<'_>) -> Option<Self> {
+        let GroundText::Ascii { text: bytes, .. } = text else { return None };
         if bytes.len() < RANK_MIN_TEXT {
             return None;
         }
@@ -199,7 +231,7 @@ pub trait Grounding<E> {
     fn is_unreachable(&self) -> bool;
     /// Shows `visit` each ground's lower-cased text with its `produced`
     /// index, in order, until `visit` returns `false`.
-    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<(), E>;
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E>;
     /// The tool that produced result `index` (an index `scan` showed).
     fn producer(&self, index: usize) -> &[u16];
 }
@@ -233,9 +265,9 @@ impl<E> Grounding<E> for Grounds {
         self.grounds.is_empty()
     }
 
-    fn scan(&mut self, visit: &mut dyn FnMut(usize, &Lowered) -> bool) -> Result<(), E> {
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
         for ground in &self.grounds {
-            if !visit(ground.index, &Lowered::of_units(&ground.text)) {
+            if !visit(ground.index, Lowered::of_units(&ground.text).as_ground()) {
                 break;
             }
         }
