@@ -2,19 +2,24 @@
 //! one piece inside one block.
 //!
 //! A run's results are large and kept until the run ends. Given a heap
-//! allocation each, every 4 KiB page of them is faulted in on its first
-//! write, and on this kind of workload the faults cost more than reading and
-//! lower-casing the text. So texts are appended to blocks that grow with the
-//! corpus: from 64 KiB, doubling with what the corpus holds, and 2 MiB (or
-//! the text's size, if larger) once the corpus holds 256 KiB.
-//! Blocks of 2 MiB and more are aligned to 2 MiB and, on Linux, advised as
-//! huge-page memory (`MADV_HUGEPAGE`), so that where the kernel allows it a
-//! block is faulted in once rather than 512 times. The advice changes
-//! nothing else; where it is not taken, the block is ordinary memory.
+//! allocation each, they are scattered over fresh memory, and every 4 KiB
+//! page of it is faulted in on its first write; on a run of large results
+//! that costs more than reading and lower-casing the text. So texts are
+//! appended to blocks that grow with the corpus: from 64 KiB, doubling with
+//! what the corpus holds, and 2 MiB (or the text's size, if larger) once the
+//! corpus holds 256 KiB. When an arena is dropped (its corpus cleared or
+//! collected), its blocks go to a spare list of its thread, up to
+//! [`SPARE_BYTES`], and the next arena on that thread takes them before
+//! asking for new memory: memory already faulted in is far cheaper to fill.
 //!
 //! What it costs: a text that does not fit the rest of the current block
 //! starts a new one, and that rest stays unused. The blocks' capacity is
 //! reported by [`TextArena::heap_bytes`].
+//!
+//! Blocks are not advised as huge pages: on this project's machine (a VM) a
+//! fresh 2 MiB huge page sometimes cost several times what its 512 small
+//! pages did, and a huge page is backed in full even when a corpus uses a
+//! sliver of it.
 
 use std::alloc::{self, Layout};
 use std::cell::RefCell;
@@ -24,8 +29,8 @@ use std::ptr::NonNull;
 /// The first block's size.
 const FIRST_BLOCK: usize = 64 << 10;
 
-/// The size (and alignment) of a huge page on the platforms that have them.
-const HUGE_BLOCK: usize = 2 << 20;
+/// The block size a corpus of 256 KiB and more grows by.
+const BIG_BLOCK: usize = 2 << 20;
 
 /// Where a text lies: block, offset, length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,18 +89,11 @@ impl Block {
     }
 
     fn allocate(size: usize) -> Self {
-        let align = if size >= HUGE_BLOCK { HUGE_BLOCK } else { 64 };
-        let size = size.next_multiple_of(align);
-        let layout = Layout::from_size_align(size, align).expect("a block size below isize::MAX");
+        let layout =
+            Layout::from_size_align(size.next_multiple_of(64), 64).expect("a block size below isize::MAX");
         // SAFETY: `size` is at least FIRST_BLOCK, never zero.
         let memory = NonNull::new(unsafe { alloc::alloc(layout) })
             .unwrap_or_else(|| alloc::handle_alloc_error(layout));
-        #[cfg(target_os = "linux")]
-        if align == HUGE_BLOCK {
-            // Advice only: its failure leaves ordinary memory, which is fine.
-            // SAFETY: the range is this block's own, page-aligned memory.
-            unsafe { libc::madvise(memory.as_ptr().cast(), size, libc::MADV_HUGEPAGE) };
-        }
         Block { memory, layout, used: 0 }
     }
 
@@ -128,9 +126,9 @@ impl TextArena {
     /// a new one.
     fn block_with_room(&mut self, room: usize) -> usize {
         if self.blocks.last().is_none_or(|block| block.room() < room) {
-            let mut size = self.capacity.clamp(FIRST_BLOCK, HUGE_BLOCK).max(room);
-            if self.capacity >= HUGE_BLOCK / 8 {
-                size = size.max(HUGE_BLOCK);
+            let mut size = self.capacity.clamp(FIRST_BLOCK, BIG_BLOCK).max(room);
+            if self.capacity >= BIG_BLOCK / 8 {
+                size = size.max(BIG_BLOCK);
             }
             let block = Block::new(size);
             self.capacity += block.layout.size();
@@ -255,10 +253,10 @@ mod tests {
     }
 
     #[test]
-    fn a_text_larger_than_a_huge_block_gets_a_block_of_its_own() {
+    fn a_text_larger_than_a_big_block_gets_a_block_of_its_own() {
         let mut arena = TextArena::new();
         let small = arena.append_copy(b"small", |_| true).expect("kept");
-        let big = vec![b'x'; HUGE_BLOCK + 3];
+        let big = vec![b'x'; BIG_BLOCK + 3];
         let span = arena.append_copy(&big, |_| true).expect("kept");
         assert_eq!(arena.text(span).len(), big.len());
         assert_eq!(arena.text(small), b"small");
@@ -270,24 +268,24 @@ mod tests {
         // A thread of its own, so that no other test's arenas share its spares.
         std::thread::spawn(|| {
             let mut arena = TextArena::new();
-            let first = arena.append_copy(&vec![b'a'; HUGE_BLOCK], |_| true).expect("kept");
+            let first = arena.append_copy(&vec![b'a'; BIG_BLOCK], |_| true).expect("kept");
             let memory = arena.blocks[first.block].memory;
             drop(arena);
             assert_eq!(SPARE.with(|spare| spare.borrow().len()), 1);
             let mut again = TextArena::new();
-            let second = again.append_copy(&vec![b'b'; HUGE_BLOCK - 1], |_| true).expect("kept");
+            let second = again.append_copy(&vec![b'b'; BIG_BLOCK - 1], |_| true).expect("kept");
             assert_eq!(again.blocks[second.block].memory, memory);
-            assert_eq!(again.text(second), &vec![b'b'; HUGE_BLOCK - 1][..]);
+            assert_eq!(again.text(second), &vec![b'b'; BIG_BLOCK - 1][..]);
             assert_eq!(SPARE.with(|spare| spare.borrow().len()), 0);
             // Past the bound, blocks are freed rather than kept.
             let mut big = TextArena::new();
-            for _ in 0..(SPARE_BYTES / HUGE_BLOCK + 3) {
-                big.append_copy(&vec![b'c'; HUGE_BLOCK], |_| true).expect("kept");
+            for _ in 0..(SPARE_BYTES / BIG_BLOCK + 3) {
+                big.append_copy(&vec![b'c'; BIG_BLOCK], |_| true).expect("kept");
             }
             drop((again, big));
             let kept: usize =
                 SPARE.with(|spare| spare.borrow().iter().map(|block| block.layout.size()).sum());
-            assert!((SPARE_BYTES - HUGE_BLOCK..=SPARE_BYTES).contains(&kept), "{kept}");
+            assert!((SPARE_BYTES - BIG_BLOCK..=SPARE_BYTES).contains(&kept), "{kept}");
         })
         .join()
         .expect("the test thread");

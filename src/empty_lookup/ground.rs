@@ -14,6 +14,7 @@ use super::MIN_CHECKED_LENGTH;
 use crate::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
 use memchr::arch::all::packedpair::HeuristicFrequencyRank;
 use memchr::memmem::{Finder, FinderBuilder};
+use std::cell::OnceCell;
 
 /// Whether a result is a ground for a call: its producer is declared in the
 /// call's `argumentsFrom`, and its text is not empty.
@@ -101,7 +102,8 @@ impl GroundText<'_> {
         match *self {
             // A needle with a non-ASCII unit cannot occur in ASCII text.
             GroundText::Ascii { text, sketch } => search.finder.as_ref().is_some_and(|finder| {
-                let ruled_out = matches!((sketch, &search.grams), (Some(sketch), Some(grams)) if !sketch.may_contain(grams));
+                let ruled_out = sketch
+                    .is_some_and(|sketch| search.grams().is_some_and(|grams| !sketch.may_contain(grams)));
                 !ruled_out && finder.find(text).is_some()
             }),
             GroundText::Wide(text) => find(text, search.units).is_some(),
@@ -115,8 +117,6 @@ pub struct Needle {
     units: Vec<u16>,
     /// The same units as bytes, when every one is ASCII.
     ascii: Option<Vec<u8>>,
-    /// What a ground's sketch is asked, for an ASCII needle long enough.
-    grams: Option<NeedleGrams>,
 }
 
 impl Needle {
@@ -128,9 +128,8 @@ impl Needle {
             return None;
         }
         let units = to_lower(value).into_owned();
-        let ascii: Option<Vec<u8>> = is_ascii(&units).then(|| units.iter().map(|&unit| unit as u8).collect());
-        let grams = ascii.as_deref().and_then(NeedleGrams::of_needle);
-        Some(Needle { units, ascii, grams })
+        let ascii = is_ascii(&units).then(|| units.iter().map(|&unit| unit as u8).collect());
+        Some(Needle { units, ascii })
     }
 
     /// The needle ready to be searched for in grounds whose bytes occur as
@@ -140,7 +139,7 @@ impl Needle {
             Some(ranks) => FinderBuilder::new().build_forward_with_ranker(ranks, bytes),
             None => Finder::new(bytes),
         });
-        Search { units: &self.units, finder, grams: self.grams.as_ref() }
+        Search { units: &self.units, ascii: self.ascii.as_deref(), finder, grams: OnceCell::new() }
     }
 }
 
@@ -151,7 +150,16 @@ pub struct Search<'n> {
     units: &'n [u16],
     /// For an ASCII needle.
     finder: Option<Finder<'n>>,
-    grams: Option<&'n NeedleGrams>,
+    ascii: Option<&'n [u8]>,
+    /// What a ground's sketch is asked, made when the first sketch is met
+    /// (grounds outside a corpus have none).
+    grams: OnceCell<Option<NeedleGrams>>,
+}
+
+impl Search<'_> {
+    fn grams(&self) -> Option<&NeedleGrams> {
+        self.grams.get_or_init(|| self.ascii.and_then(NeedleGrams::of_needle)).as_ref()
+    }
 }
 
 /// How common each byte is in the texts being searched, from a sample, as
