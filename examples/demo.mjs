@@ -71,6 +71,9 @@ for (const [turn, decide] of model.entries()) {
   }
   corpus.push({ toolName: step.tool, text: JSON.stringify(last) });
 }
+// The run is over: its results can go (the corpus's memory is native, and a
+// garbage collection may come late).
+corpus.clear();
 console.log('\nWhat the check cannot know:');
 console.log(wrap(EMPTY_LOOKUP_CEILING, '  '));
 
