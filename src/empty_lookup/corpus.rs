@@ -67,15 +67,16 @@ impl ProducedCorpus {
 
     /// Appends a result given as UTF-16 units.
     pub fn push_units(&mut self, tool_name: &[u16], text: &[u16]) {
-        if text.iter().all(|&unit| unit < 0x80) {
-            let bytes: Vec<u8> = text.iter().map(|&unit| unit as u8).collect();
-            let span = self.arena.append_copy(&bytes, lower_ascii_in_place).expect("ASCII is kept");
-            self.push_ascii_span(tool_name, span);
-            return;
+        match Lowered::of_units(text) {
+            Lowered::Ascii(bytes) => {
+                let span = self.arena.append_copy(&bytes, |_| true).expect("kept");
+                self.push_ascii_span(tool_name, span);
+            }
+            Lowered::Wide(units) => {
+                let tool = self.tool(tool_name);
+                self.entries.push(Entry { tool, text: Kept::Wide(units) });
+            }
         }
-        let tool = self.tool(tool_name);
-        let Lowered::Wide(lowered) = Lowered::of_units(text) else { unreachable!("a unit past ASCII") };
-        self.entries.push(Entry { tool, text: Kept::Wide(lowered) });
     }
 
     /// Appends a result whose text `fill` writes one byte per UTF-16 unit
