@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';
-import { rng } from './helpers.mjs';
+import { availableParallelism } from 'node:os';
+import { inChild, rng } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const { ProducedCorpus, emptyLookupOf, readLookupResult } = require('seamguard');
@@ -137,6 +138,43 @@ describe('ProducedCorpus', () => {
     assert.equal(corpus.length, 12);
     assert.deepEqual(corpus.emptyLookupOf(call({ now: '20:00:00:25:B5:211:3A:33' }), 0).findings.map((f) => f.predicate), ['now']);
     assert.throws(() => ProducedCorpus.prototype.clear.call({}), TypeError);
+  });
+
+  it('builds sketches on a helper thread unless SEAMGUARD_SKETCH_THREAD=0, with the same answers', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
+    // Each child pushes long results, judges a call after every push
+    // (against the stateless check), clears its corpus while sketches may
+    // still be queued, and names its threads.
+    const body = `
+      import { readdirSync, readFileSync } from 'node:fs';
+      const EMPTY = m.readLookupResult([], false);
+      const call = (args) => ({ toolName: 't', toolCallId: 'c', args, argumentsFrom: ['inventory'], reading: EMPTY });
+      const text = (run, i) => Array.from({ length: 600 }, (_, k) => '{"wwpn":"20:00:00:25:b5:' + run + i + ':' + (k % 10) + 'a:' + k + '"}').join('\\n');
+      let joins = 0;
+      for (let run = 0; run < 30; run++) {
+        const corpus = new m.ProducedCorpus();
+        const produced = [];
+        for (let i = 0; i < 8; i++) {
+          const result = { toolName: 'inventory', text: text(run, i) };
+          corpus.push(result);
+          produced.push(result);
+          const c = call({ now: '20:00:00:25:B5:' + run + i + ':3A:33', old: '20:00:00:25:b5:' + run + '0:1a:41', none: 'c0:ff:ee:0001:missing' });
+          const got = JSON.stringify(corpus.emptyLookupOf(c, i));
+          if (got !== JSON.stringify(m.emptyLookupOf(c, produced, i))) throw new Error('run ' + run + ' step ' + i + ': ' + got);
+          joins += JSON.parse(got).findings.length;
+        }
+        // Cleared at once, while the helper may still hold its texts.
+        corpus.clear();
+      }
+      const names = readdirSync('/proc/self/task').map((task) => readFileSync('/proc/self/task/' + task + '/comm', 'utf8').trim());
+      console.log(joins, names.includes('seamguard-sketc'));
+    `;
+    const inline = inChild(body, { env: { SEAMGUARD_SKETCH_THREAD: '0' } });
+    assert.equal(inline.status, 0, inline.stderr);
+    assert.equal(inline.stdout.trim(), '480 false');
+    const helped = inChild(body);
+    assert.equal(helped.status, 0, helped.stderr);
+    // A single-core machine keeps sketches on the caller's thread.
+    assert.equal(helped.stdout.trim(), `480 ${availableParallelism() > 1}`);
   });
 
   it('is the generated class', () => {

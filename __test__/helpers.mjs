@@ -13,9 +13,11 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  * process, so a crash, an abort or a stack overflow fails one test instead
  * of ending the runner. Returns the exit status, signal and output.
  */
-export function inChild(body, { timeout = 60_000 } = {}) {
+export function inChild(body, { timeout = 60_000, env = {} } = {}) {
   const source = `import { createRequire } from 'node:module';\nconst m = createRequire(${JSON.stringify(join(root, 'package.json'))})('seamguard');\n${body}`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8', timeout });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
+    encoding: 'utf8', timeout, env: { ...process.env, ...env },
+  });
   return { status: child.status, signal: child.signal, stdout: child.stdout, stderr: child.stderr };
 }
 

@@ -250,7 +250,7 @@ replaceMethod('push', function push(result) {
   if (typeof toolName !== 'string') throw wrongType(`${who}: result.toolName`, 'a string', toolName);
   const text = result.text;
   if (typeof text !== 'string') throw wrongType(`${who}: result.text`, 'a string', text);
-  native.corpusPush(this, toolName, text, isAscii(text));
+  native.corpusPush(this, toolName, text);
 });
 
 replaceMethod('emptyLookupOf', function emptyLookupOf(call, epoch) {

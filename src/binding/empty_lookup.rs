@@ -787,7 +787,7 @@ impl ProducedCorpus {
         if js.type_of(text)? != ValueType::String {
             return Err(js.wrong_type("ProducedCorpus.push: result.text", "a string", text));
         }
-        push_text(js, &mut self.inner, &tool_name, text, false)
+        push_text(js, &mut self.inner, &tool_name, text)
     }
 
     /// Forgets every result pushed, so the corpus can serve another run, and
@@ -845,15 +845,9 @@ impl ProducedCorpus {
 }
 
 /// `ProducedCorpus.push` for the JavaScript layer, which has checked the
-/// fields and says whether `text` is all ASCII (see [`Js::lowered`]).
+/// fields.
 #[napi(skip_typescript, catch_unwind, js_name = "corpusPush")]
-pub fn corpus_push(
-    env: &Env,
-    corpus: &mut ProducedCorpus,
-    tool_name: Unknown,
-    text: Unknown,
-    ascii: bool,
-) -> Result<()> {
+pub fn corpus_push(env: &Env, corpus: &mut ProducedCorpus, tool_name: Unknown, text: Unknown) -> Result<()> {
     let js = Js::new(env);
     let [tool_name, text] = [tool_name.raw(), text.raw()];
     for value in [tool_name, text] {
@@ -861,31 +855,40 @@ pub fn corpus_push(
             return Err(js.wrong_type("corpusPush: toolName and text", "strings", value));
         }
     }
-    push_text(js, &mut corpus.inner, &js.utf16(tool_name)?, text, ascii)
+    push_text(js, &mut corpus.inner, &js.utf16(tool_name)?, text)
 }
 
-/// Appends `text` to a corpus: straight into its arena, one byte per unit,
-/// when the caller's word `ascii` holds (see [`Js::lowered`]), else as
-/// UTF-16 units.
-fn push_text(
-    js: Js,
-    corpus: &mut corpus::ProducedCorpus,
-    tool_name: &[u16],
-    text: Handle,
-    ascii: bool,
-) -> Result<()> {
-    if ascii {
-        let room = js.string_len(text)? + 1;
-        // SAFETY: `latin1_into` reports the bytes napi initialised, within
-        // the room it was handed.
-        if unsafe { corpus.push_ascii_with(tool_name, room, |buffer| js.latin1_into(text, buffer)) }? {
-            return Ok(());
-        }
+/// Appends `text` to a corpus. It is read as UTF-16 units into a buffer this
+/// thread keeps, and narrowed from there into the corpus's arena when every
+/// unit is ASCII, so no caller has to say whether it is.
+fn push_text(js: Js, corpus: &mut corpus::ProducedCorpus, tool_name: &[u16], text: Handle) -> Result<()> {
+    with_unit_scratch(|units| {
+        js.utf16_into(text, units)?;
+        corpus.push_units(tool_name, units);
+        Ok(())
+    })
+}
+
+/// A scratch buffer of UTF-16 units larger than this is freed after use
+/// rather than kept for the next text.
+const KEPT_SCRATCH_UNITS: usize = 1 << 20;
+
+thread_local! {
+    /// The units of the text being read, kept between reads so that a read
+    /// does not fault in fresh pages.
+    static UNIT_SCRATCH: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Runs `body` with this thread's unit scratch (empty, or a fresh one when
+/// the scratch is in use further up the stack).
+fn with_unit_scratch<R>(body: impl FnOnce(&mut Vec<u16>) -> R) -> R {
+    let mut units = UNIT_SCRATCH.take();
+    let answer = body(&mut units);
+    if units.capacity() <= KEPT_SCRATCH_UNITS {
+        units.clear();
+        UNIT_SCRATCH.set(units);
     }
-    let mut units = Vec::new();
-    js.utf16_into(text, &mut units)?;
-    corpus.push_units(tool_name, &units);
-    Ok(())
+    answer
 }
 
 /// The fast path's native half for a corpus: like [`empty_lookup_joins`],

@@ -6,7 +6,9 @@
 //! ground for each needle. What changes is the cost: a result's text is
 //! lower-cased once, when it is pushed, and a call pays only for its search,
 //! which a sketch of each ASCII text ([`super::sketch`]) cuts short for most
-//! of the results that cannot hold the needle.
+//! of the results that cannot hold the needle. Sketches are built on a
+//! helper thread when there is one ([`super::sketcher`]); a call that needs
+//! one not built yet searches in full or builds it itself.
 //!
 //! Memory: per result, its lower-cased text (one byte per UTF-16 unit when
 //! the text is ASCII, two otherwise), for ASCII text of 512 units or more a
@@ -16,17 +18,23 @@
 //! kept.
 
 use super::arena::{Span, TextArena};
-use super::ground::{is_declared_ground, lower_ascii_in_place, GroundText, Grounding, Lowered};
-use super::sketch::GramSketch;
+use super::ground::{is_declared_ground, narrow_lowered_into, GroundText, Grounding};
+use super::sketch::{GramSketch, MIN_SKETCHED_TEXT};
+use super::sketcher::{PendingSketch, Sketching};
+use crate::js_string::to_lower;
+use std::cell::Cell;
+use std::convert::Infallible;
 use std::mem::MaybeUninit;
+use std::sync::Arc;
 
 /// Every result served in a run so far, lower-cased.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ProducedCorpus {
     /// Each distinct producer name once, in the order first seen.
     tools: Vec<Vec<u16>>,
     entries: Vec<Entry>,
     arena: TextArena,
+    sketching: Sketching,
 }
 
 #[derive(Debug)]
@@ -39,14 +47,36 @@ struct Entry {
 #[derive(Debug)]
 enum Kept {
     /// Lowered ASCII, one byte per unit, in the arena.
-    Ascii { span: Span, sketch: Option<GramSketch> },
+    Ascii { span: Span, sketch: Sketch },
     /// Lowered UTF-16 units.
     Wide(Vec<u16>),
+}
+
+/// An ASCII text's sketch.
+#[derive(Debug)]
+enum Sketch {
+    /// None: the text is too short to be worth one.
+    None,
+    Built(GramSketch),
+    /// Asked of the helper thread; it reads the text in the arena.
+    Pending(Arc<PendingSketch>),
+}
+
+impl Default for ProducedCorpus {
+    fn default() -> Self {
+        Self::with_sketching(Sketching::default_for_process())
+    }
 }
 
 impl ProducedCorpus {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A corpus that builds its sketches as `sketching` says (see
+    /// [`super::sketcher`]).
+    pub fn with_sketching(sketching: Sketching) -> Self {
+        ProducedCorpus { tools: Vec::new(), entries: Vec::new(), arena: TextArena::new(), sketching }
     }
 
     fn tool(&mut self, tool_name: &[u16]) -> usize {
@@ -59,57 +89,55 @@ impl ProducedCorpus {
         }
     }
 
-    fn push_ascii_span(&mut self, tool_name: &[u16], span: Span) {
-        let tool = self.tool(tool_name);
-        let sketch = GramSketch::of_text(self.arena.text(span));
-        self.entries.push(Entry { tool, text: Kept::Ascii { span, sketch } });
-    }
-
-    /// Appends a result given as UTF-16 units.
+    /// Appends a result given as UTF-16 units. ASCII text is narrowed and
+    /// lower-cased straight into the arena, in one pass.
     pub fn push_units(&mut self, tool_name: &[u16], text: &[u16]) {
-        match Lowered::of_units(text) {
-            Lowered::Ascii(bytes) => {
-                let span = self.arena.append_copy(&bytes, |_| true).expect("kept");
-                self.push_ascii_span(tool_name, span);
-            }
-            Lowered::Wide(units) => {
-                let tool = self.tool(tool_name);
-                self.entries.push(Entry { tool, text: Kept::Wide(units) });
-            }
-        }
+        let ascii = Cell::new(false);
+        let fill = |spare: &mut [MaybeUninit<u8>]| {
+            ascii.set(narrow_lowered_into(text, spare));
+            Ok::<_, Infallible>(text.len())
+        };
+        let tool = self.tool(tool_name);
+        // SAFETY: `narrow_lowered_into` writes one byte per unit, as `fill`
+        // reports.
+        let kept = match unsafe { self.arena.append_with(text.len(), fill, |_| ascii.get()) } {
+            Ok(Some(span)) => Kept::Ascii { span, sketch: self.sketch(span) },
+            Ok(None) => Kept::Wide(to_lower(text).into_owned()),
+            Err(never) => match never {},
+        };
+        self.entries.push(Entry { tool, text: kept });
     }
 
-    /// Appends a result whose text `fill` writes one byte per UTF-16 unit
-    /// into the `room` bytes it is handed, returning how many it wrote. The
-    /// bytes are kept, lower-cased, when every one is ASCII; otherwise
-    /// nothing is appended and this answers `false`, and the caller pushes
-    /// the text's units instead.
-    ///
-    /// # Safety
-    ///
-    /// As [`TextArena::append_with`]: `fill` must initialise the bytes it
-    /// says it wrote, at most `room`.
-    pub unsafe fn push_ascii_with<E>(
-        &mut self,
-        tool_name: &[u16],
-        room: usize,
-        fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> Result<usize, E>,
-    ) -> Result<bool, E> {
-        // SAFETY: the caller's word, passed on.
-        match unsafe { self.arena.append_with(room, fill, lower_ascii_in_place) }? {
-            Some(span) => {
-                self.push_ascii_span(tool_name, span);
-                Ok(true)
-            }
-            None => Ok(false),
+    /// The sketch of the text at `span`, built now or asked of the helper.
+    fn sketch(&self, span: Span) -> Sketch {
+        let text = self.arena.text(span);
+        if text.len() < MIN_SKETCHED_TEXT {
+            return Sketch::None;
         }
+        if self.sketching == Sketching::Background {
+            // SAFETY: the arena keeps the text, unchanged, until the corpus
+            // is dropped or cleared, and `Drop` cancels every job first.
+            if let Some(pending) = unsafe { PendingSketch::queue(text) } {
+                return Sketch::Pending(pending);
+            }
+        }
+        GramSketch::of_text(text).map_or(Sketch::None, Sketch::Built)
     }
 
     /// Forgets every result, as a new corpus would. The memory the texts
     /// took goes to this thread's spares (see [`super::arena`]), where the
     /// next pushes, to this corpus or another, find it.
     pub fn clear(&mut self) {
-        *self = Self::default();
+        *self = Self::with_sketching(self.sketching);
+    }
+
+    /// Whether no sketch is still being asked of the helper thread (for
+    /// tests: answers do not depend on it).
+    pub fn sketches_settled(&self) -> bool {
+        self.entries.iter().all(|entry| match &entry.text {
+            Kept::Ascii { sketch: Sketch::Pending(pending), .. } => pending.is_settled(),
+            _ => true,
+        })
     }
 
     /// How many results were pushed.
@@ -139,7 +167,11 @@ impl ProducedCorpus {
             .entries
             .iter()
             .map(|entry| match &entry.text {
-                Kept::Ascii { sketch, .. } => sketch.as_ref().map_or(0, GramSketch::heap_bytes),
+                Kept::Ascii { sketch: Sketch::Built(sketch), .. } => sketch.heap_bytes(),
+                Kept::Ascii { sketch: Sketch::Pending(pending), .. } => {
+                    pending.ready().map_or(0, GramSketch::heap_bytes)
+                }
+                Kept::Ascii { sketch: Sketch::None, .. } => 0,
                 Kept::Wide(units) => units.capacity() * 2,
             })
             .sum();
@@ -169,9 +201,30 @@ impl ProducedCorpus {
     fn ground_text(&self, index: usize) -> GroundText<'_> {
         match &self.entries[index].text {
             Kept::Ascii { span, sketch } => {
-                GroundText::Ascii { text: self.arena.text(*span), sketch: sketch.as_ref() }
+                let sketch = match sketch {
+                    Sketch::None => None,
+                    Sketch::Built(sketch) => Some(sketch),
+                    // The newest result is left to the helper, which was
+                    // just handed it; an older one the helper has not
+                    // reached is sketched here, as a push would have.
+                    Sketch::Pending(pending) if index + 1 == self.entries.len() => pending.ready(),
+                    Sketch::Pending(pending) => pending.ready_or_build(),
+                };
+                GroundText::Ascii { text: self.arena.text(*span), sketch }
             }
             Kept::Wide(units) => GroundText::Wide(units),
+        }
+    }
+}
+
+impl Drop for ProducedCorpus {
+    /// Stops the helper from reading the texts before the arena's memory is
+    /// freed or reused.
+    fn drop(&mut self) {
+        for entry in &self.entries {
+            if let Kept::Ascii { sketch: Sketch::Pending(pending), .. } = &entry.text {
+                pending.cancel();
+            }
         }
     }
 }

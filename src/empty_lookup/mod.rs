@@ -28,6 +28,7 @@ pub mod cache;
 pub mod corpus;
 pub mod ground;
 pub mod sketch;
+pub mod sketcher;
 pub mod walk;
 
 use crate::js_string::push_str;

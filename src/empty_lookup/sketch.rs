@@ -67,7 +67,7 @@ fn gram_hash(bytes: &[u8], at: usize) -> u64 {
 }
 
 /// A Bloom filter of a text's anchored grams, one hash bit per gram.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct GramSketch {
     /// `2^log_bits` bits.
     words: Box<[u64]>,

@@ -253,7 +253,8 @@ fn lone_surrogates_survive_into_the_finding() {
 
 mod grounds_and_corpus {
     use super::super::corpus::ProducedCorpus;
-    use super::super::ground::{ByteRanks, Lowered, Needle, Quote};
+    use super::super::ground::{narrow_lowered_into, ByteRanks, Lowered, Needle, Quote};
+    use super::super::sketcher::Sketching;
     use super::*;
 
     fn needle(text: &str) -> Needle {
@@ -290,6 +291,35 @@ mod grounds_and_corpus {
         }
         assert!(matches!(Lowered::of_units(&units("ABC")), Lowered::Ascii(_)));
         assert!(matches!(Lowered::of_units(&units("ÄBC")), Lowered::Wide(_)));
+    }
+
+    #[test]
+    fn narrowing_lowers_ascii_and_flags_anything_else() {
+        // Lengths on both sides of the 32-unit vector steps, and units on
+        // both sides of every edge the narrowing tests: `A`/`Z` and their
+        // neighbours, the end of ASCII, and wide units whose low byte is an
+        // upper-case letter.
+        let palette: [u16; 14] =
+            [0x40, 0x41, 0x4d, 0x5a, 0x5b, 0x60, 0x61, 0x7a, 0x7f, 0x80, 0xff, 0x141, 0x15a, 0xffff];
+        let mut r = Rng(7);
+        for len in (0..200usize).chain([1000, 4099]) {
+            for wide_at in [None, Some(0), Some(len / 2), Some(len.saturating_sub(1))] {
+                let mut units: Vec<u16> = (0..len).map(|_| palette[r.below(9)]).collect();
+                if let (Some(at), true) = (wide_at, len > 0) {
+                    units[at] = palette[9 + r.below(5)];
+                }
+                let mut out = vec![std::mem::MaybeUninit::new(0u8); len];
+                let ascii = narrow_lowered_into(&units, &mut out);
+                assert_eq!(ascii, units.iter().all(|&unit| unit < 0x80), "length {len}, {wide_at:?}");
+                if ascii {
+                    // SAFETY: every byte was initialised above.
+                    let bytes: Vec<u8> = out.iter().map(|byte| unsafe { byte.assume_init() }).collect();
+                    let expected: Vec<u8> =
+                        units.iter().map(|&unit| (unit as u8).to_ascii_lowercase()).collect();
+                    assert_eq!(bytes, expected, "length {len}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -395,8 +425,69 @@ mod grounds_and_corpus {
     }
 
     #[test]
+    fn sketching_in_the_background_changes_no_answer() {
+        // Long JSON results (sketched), calls after each push that look up
+        // an id from the newest result, one from an earlier result and one
+        // no result holds: every corpus answers as the stateless check, its
+        // sketches built inline, on the helper (ready or not, which covers
+        // the newest result searched in full and older ones the caller
+        // builds itself), or on the helper and waited for.
+        let mut r = Rng(20261201);
+        let modes = [Sketching::Inline, Sketching::Background, Sketching::Background];
+        let mut corpora: Vec<ProducedCorpus> =
+            modes.iter().map(|&mode| ProducedCorpus::with_sketching(mode)).collect();
+        let mut results = Vec::new();
+        let mut ids: Vec<Vec<String>> = Vec::new();
+        let mut joins = 0;
+        for step in 0..40 {
+            let mine: Vec<String> = (0..20 + r.below(300))
+                .map(|_| format!("20:00:00:25:B5:{:02X}:{:02X}:{:02X}", r.below(256), r.below(256), step))
+                .collect();
+            let body: String = mine
+                .iter()
+                .enumerate()
+                .map(|(i, id)| format!("{{\"wwpn\":\"{id}\",\"host\":\"Host-Rack{i}-{step}\"}}\n"))
+                .collect();
+            let tool = ["inventory", "cmdb"][step % 2];
+            results.push(produced(tool, &body));
+            ids.push(mine);
+            for corpus in &mut corpora {
+                corpus.push_units(&units(tool), &units(&body));
+            }
+            while !corpora[2].sketches_settled() {
+                std::thread::yield_now();
+            }
+            let newest = &ids[step][r.below(ids[step].len())];
+            let earlier = ids[r.below(step + 1)].clone();
+            let earlier = &earlier[r.below(earlier.len())];
+            let args = record(vec![
+                ("wwpn", s(&newest.to_lowercase())),
+                ("host", s(earlier)),
+                ("query", s(&format!("c0:ff:ee:{step:04}:missing"))),
+            ]);
+            let from = ["inventory", "cmdb"];
+            let stateless = check_from(args.clone(), EMPTY_ROWSET, results.clone(), &from);
+            joins += stateless.findings.len();
+            for (corpus, mode) in corpora.iter().zip(&modes) {
+                let parts = CallParts {
+                    tool_name: units("port_for_device"),
+                    tool_call_id: units("call-2"),
+                    args: args.clone(),
+                    arguments_from: from.iter().map(|t| units(t)).collect(),
+                };
+                let answer = empty_lookup_with(&mut Plain::default(), EMPTY_ROWSET, 2.0, |_| {
+                    Ok::<_, TooMany>((parts, corpus.grounds(&from.map(units))))
+                })
+                .unwrap();
+                assert_eq!(answer, stateless, "step {step}, {mode:?}");
+            }
+        }
+        assert_eq!(joins, 80, "the newest and the earlier id are found, the third value never");
+    }
+
+    #[test]
     fn a_corpus_keeps_one_byte_per_ascii_unit() {
-        let mut corpus = ProducedCorpus::new();
+        let mut corpus = ProducedCorpus::with_sketching(Sketching::Inline);
         corpus.push_units(&units("inventory"), &units(&"A".repeat(10_000)));
         corpus.push_units(&units("inventory"), &units(&"Ä".repeat(10_000)));
         assert_eq!(corpus.text_bytes(), 30_000);
