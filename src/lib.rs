@@ -21,3 +21,8 @@ pub mod scaffolding;
 // leaves out, so there they look unused.
 #[cfg_attr(test, allow(dead_code))]
 mod binding;
+
+/// See the `mimalloc` feature in `Cargo.toml`.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
