@@ -137,6 +137,77 @@ describe('the JavaScript layer and the native emptyLookupOf', () => {
     bothAgree([call, produced.slice(0, 2000), 1], 'spread run');
   });
 
+  it('do not read the arguments of a call no result grounds', () => {
+    const log = [];
+    const args = new Proxy({ a: 'host-a' }, {
+      ownKeys(object) {
+        log.push('args keys');
+        return Reflect.ownKeys(object);
+      },
+    });
+    const call = { toolName: 't', toolCallId: 'c', args, argumentsFrom: ['p'], reading: { shape: 'rowset', empty: true, rows: 0 } };
+    for (const produced of [[], [{ toolName: 'q', text: 'host-a' }], [{ toolName: 'p', text: '' }]]) {
+      assert.equal(layer.emptyLookupOf(call, produced, 1).disposition, 'unreachable');
+    }
+    assert.deepEqual(log, []);
+    // The same numbers, a ground this time: now the arguments are read.
+    assert.equal(layer.emptyLookupOf(call, [{ toolName: 'p', text: 'host-a' }], 1).disposition, 'checked-fail');
+    assert.deepEqual(log, ['args keys']);
+  });
+
+  it('agree past the number of tool names the layer keeps by id, and for names too long to keep', () => {
+    // Each call names tools never seen before, so the ids run out and
+    // start again several times; every answer must still be the native one.
+    // The first result keeps its name throughout, as a run's first tool
+    // would, while the ids are handed out again under it.
+    const reading = { shape: 'rowset', empty: true, rows: 0 };
+    const inventory = { toolName: 'inventory', text: 'host-a' };
+    for (let i = 0; i < 9000; i++) {
+      const fresh = `tool-${i}`;
+      const call = { toolName: 't', toolCallId: `c${i}`, args: { v: 'host-a', w: 'host-b' }, argumentsFrom: i % 2 ? ['inventory', fresh] : [fresh], reading };
+      const produced = [inventory, { toolName: fresh, text: 'host-b' }];
+      if (i % 97 === 0 || i % 4096 < 3) bothAgree([call, produced, i], `call ${i}`);
+      const joins = layer.emptyLookupOf(call, produced, i).findings.map((f) => `${f.predicate}@${f.subjects[1].id}`);
+      assert.deepEqual(joins, i % 2 ? ['v@inventory', `w@${fresh}`] : [`w@${fresh}`], `call ${i}`);
+    }
+    const long = 'p'.repeat(300);
+    const call = { toolName: 't', toolCallId: 'c', args: { v: 'host-a' }, argumentsFrom: [long], reading };
+    bothAgree([call, [{ toolName: long, text: 'HOST-A' }], 1], 'a long name');
+    bothAgree([call, [{ toolName: long.slice(1), text: 'HOST-A' }], 1], 'a long name, not declared');
+  });
+
+  it('agree when the arguments have too many entries to spread', () => {
+    const args = Object.fromEntries(Array.from({ length: 6000 }, (_, i) => [`k${i}`, i % 1000 === 7 ? `host-${i}` : i]));
+    const produced = [{ toolName: 'p', text: 'host-1007 host-5007' }, { toolName: 'q', text: 'HOST-3007' }];
+    const call = { toolName: 't', toolCallId: 'c', args, argumentsFrom: ['p', 'q'], reading: { shape: 'rowset', empty: true, rows: 0 } };
+    bothAgree([call, produced, 1], 'many entries');
+    assert.deepEqual(layer.emptyLookupOf(call, produced, 1).findings.map((f) => f.predicate), ['k1007', 'k3007', 'k5007']);
+  });
+
+  it('agree when a getter of the arguments runs a check of its own', () => {
+    const reading = { shape: 'rowset', empty: true, rows: 0 };
+    let inner;
+    const args = {
+      a: 'host-a',
+      get b() {
+        // Another check, with other names and results, while the outer
+        // call is reading its arguments.
+        inner = layer.emptyLookupOf(
+          { toolName: 'u', toolCallId: 'inner', args: { x: 'zone-9', y: 'host-a' }, argumentsFrom: ['z', 'y'], reading },
+          [{ toolName: 'y', text: 'ZONE-9' }, { toolName: 'z', text: 'nothing' }, { toolName: 'y', text: 'host-a' }],
+          7,
+        );
+        return 'port-4';
+      },
+    };
+    const call = { toolName: 't', toolCallId: 'outer', args, argumentsFrom: ['p'], reading };
+    const produced = [{ toolName: 'q', text: 'zone-9' }, { toolName: 'p', text: 'HOST-A PORT-4' }];
+    const ours = layer.emptyLookupOf(call, produced, 1);
+    assert.deepEqual(inner.findings.map((f) => [f.predicate, f.subjects[1].id]), [['x', 'y'], ['y', 'y']]);
+    assert.deepEqual(ours.findings.map((f) => [f.predicate, f.subjects[1].id]), [['a', 'p'], ['b', 'p']]);
+    bothAgree([call, produced, 1], 'nested');
+  });
+
   it('give the same answer for a Proxy list of results and an array-like length', () => {
     const call = { toolName: 't', toolCallId: 'c', args: { v: 'host-a' }, argumentsFrom: new Proxy(['p'], {}), reading: { shape: 'absence', empty: true } };
     const produced = new Proxy([{ toolName: 'p', text: 'HOST-A' }], { get: (t, k) => (k === 'length' ? '1.5' : t[k]) });

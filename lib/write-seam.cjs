@@ -165,44 +165,222 @@ const quiet = (disposition) => ({ findings: [], disposition });
 const tool = (id) => ({ kind: 'tool', id });
 
 /**
- * The encounter from the native compact answer: `null` when unreachable,
- * else four slots per grounded leaf: path, leaf, producer, and the quote
- * packed as `start * 256 + length * 2 + clipped`. Keys are in
+ * One finding: `path` and `leaf` of the grounded leaf, the producer's name,
+ * and the quote packed as `start * 256 + length * 2 + clipped`. Keys are in
  * agentfootprint's order.
+ */
+function findingOf(path, leaf, producerName, quote, parts, empty, epoch) {
+  const consumerName = parts.toolName;
+  const start = Math.floor(quote / 256);
+  const quoted = leaf.slice(start, start + ((quote % 256) >> 1)) + (quote % 2 === 1 ? ELLIPSIS : '');
+  // The templates run no user code, so one array serves every finding.
+  const slots = TEMPLATE_VALUES;
+  slots[0] = path;
+  slots[1] = parts.toolCallId;
+  slots[2] = consumerName;
+  slots[3] = producerName;
+  slots[4] = empty;
+  slots[5] = quoted;
+  return {
+    kind: 'empty-lookup',
+    seam: 'write',
+    subjects: [tool(consumerName), tool(producerName)],
+    predicate: path,
+    witnesses: [
+      witnessOf(tool(consumerName), path, leaf, epoch, fill.chosenProvenance(slots)),
+      witnessOf(tool(producerName), path, fill.servedValue(slots), epoch, fill.servedProvenance(slots)),
+      witnessOf(tool(consumerName), path, fill.emptyValue(slots), epoch, fill.emptyProvenance(slots)),
+    ],
+    epoch,
+    advisory: true,
+    message: fill.message(slots),
+  };
+}
+
+/** The template values, in `SLOTS` order; the ceiling never changes. */
+const TEMPLATE_VALUES = ['', '', '', '', '', '', CEILING];
+
+function witnessOf(subject, predicate, value, epoch, provenance) {
+  return { subject, predicate, value, epoch, stratum: 'asserted', provenance };
+}
+
+const emptyPhrase = (shape) => (shape === 'absence' ? PROSE.emptyAbsence : PROSE.emptyRowset);
+const encounter = (findings) => ({ findings, disposition: findings.length > 0 ? 'checked-fail' : 'checked-pass' });
+
+/**
+ * The encounter from the native flat answer: `null` when unreachable, else
+ * four items per grounded leaf: path, leaf, producer, packed quote.
  */
 function encounterOf(joins, parts, shape, epoch) {
   if (joins === null) return quiet('unreachable');
-  const consumerName = parts.toolName;
-  const callId = parts.toolCallId;
-  const empty = shape === 'absence' ? PROSE.emptyAbsence : PROSE.emptyRowset;
+  const empty = emptyPhrase(shape);
   const findings = [];
   for (let j = 0; j < joins.length; j += 4) {
-    const path = joins[j];
-    const leaf = joins[j + 1];
-    const producerName = joins[j + 2];
-    const quote = joins[j + 3];
-    const start = Math.floor(quote / 256);
-    const quoted = leaf.slice(start, start + ((quote % 256) >> 1)) + (quote % 2 === 1 ? ELLIPSIS : '');
-    const slots = [path, callId, consumerName, producerName, empty, quoted, CEILING];
-    const witness = (subject, value, provenance) => ({
-      subject, predicate: path, value, epoch, stratum: 'asserted', provenance,
-    });
-    findings.push({
-      kind: 'empty-lookup',
-      seam: 'write',
-      subjects: [tool(consumerName), tool(producerName)],
-      predicate: path,
-      witnesses: [
-        witness(tool(consumerName), leaf, fill.chosenProvenance(slots)),
-        witness(tool(producerName), fill.servedValue(slots), fill.servedProvenance(slots)),
-        witness(tool(consumerName), fill.emptyValue(slots), fill.emptyProvenance(slots)),
-      ],
-      epoch,
-      advisory: true,
-      message: fill.message(slots),
-    });
+    findings.push(findingOf(joins[j], joins[j + 1], joins[j + 2], joins[j + 3], parts, empty, epoch));
   }
-  return { findings, disposition: findings.length > 0 ? 'checked-fail' : 'checked-pass' };
+  return encounter(findings);
+}
+
+// ---- The fast path (see the binding's `emptyLookupFast`) ---------------
+//
+// Numbers go through one Float64Array, module-private, instead of crossing
+// one by one: tool names by id, each text's code and length. The entries of
+// the arguments' root are read here with the built-ins the rules name, once
+// the native side has said the call is reachable (an unreachable call's
+// arguments are never read, as the rules say), and cross as arguments. When
+// every grounded leaf is one of those entries, the joins come back in the
+// same array.
+
+const SLOT_COUNT = 8192;
+const CALL_SLOTS = new Float64Array(SLOT_COUNT);
+const [MAX_NAME_IDS, MAX_NAME_UNITS] = native.emptyLookupNameLimits();
+/** Tool name -> id; the native side keeps the names by the same ids. */
+let nameIds = new Map();
+let nextNameId = 0;
+/** Bumped by every fill, so a call can tell that a nested one refilled the slots. */
+let fills = 0;
+const { isArray } = Array;
+const { entries: entriesOf } = Object;
+
+/** The id of a tool name no longer than `MAX_NAME_UNITS`, named natively when new. */
+function nameIdOf(name) {
+  let id = nameIds.get(name);
+  if (id === undefined) {
+    id = nextNameId++;
+    native.emptyLookupName(id, name);
+    nameIds.set(name, id);
+  }
+  return id;
+}
+
+/**
+ * Whether a call's names and results fit the fast path: every name short
+ * enough to keep by id, all of them at once under the id limit, and the
+ * slots large enough.
+ */
+function fitsFast(from, names) {
+  if (from.length + names.length > MAX_NAME_IDS || 4 + from.length + 3 * names.length > SLOT_COUNT) return false;
+  for (let i = 0; i < from.length; i++) if (from[i].length > MAX_NAME_UNITS) return false;
+  for (let i = 0; i < names.length; i++) if (names[i].length > MAX_NAME_UNITS) return false;
+  // Ids are reused from the start when they run out, never within a call.
+  if (nextNameId + from.length + names.length > MAX_NAME_IDS) {
+    nameIds = new Map();
+    nextNameId = 0;
+  }
+  return true;
+}
+
+// The last call's results by position, with their name ids and codes: a
+// framework passes the same strings call after call, and a string compared
+// with itself is cheaper than a map look-up. Ids name values, so the same
+// string always gets the same one.
+let lastIds = nameIds;
+const lastNames = [];
+const lastNameIds = [];
+const lastTexts = [];
+const lastCodes = [];
+
+/** Writes a call's slots (see the binding); `root` is the root's entries, flat, or null. Returns how many it wrote. */
+function fillSlots(from, names, texts, root, spread) {
+  fills++;
+  if (lastIds !== nameIds) {
+    lastIds = nameIds;
+    lastNames.length = 0;
+    lastNameIds.length = 0;
+  }
+  let at = 0;
+  CALL_SLOTS[at++] = spread ? 1 : 0;
+  CALL_SLOTS[at++] = from.length;
+  for (let i = 0; i < from.length; i++) CALL_SLOTS[at++] = nameIdOf(from[i]);
+  CALL_SLOTS[at++] = root === null ? -1 : root.length / 2;
+  CALL_SLOTS[at++] = names.length;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    if (lastNames[i] !== name) {
+      lastNames[i] = name;
+      lastNameIds[i] = nameIdOf(name);
+    }
+    const text = texts[i];
+    if (lastTexts[i] !== text) {
+      lastTexts[i] = text;
+      lastCodes[i] = codeOf(text);
+    }
+    CALL_SLOTS[at++] = lastNameIds[i];
+    CALL_SLOTS[at++] = lastCodes[i];
+    CALL_SLOTS[at++] = text.length;
+  }
+  // Past this call's results nothing is remembered, so that no text
+  // outlives the calls that pass it by more than one.
+  lastNames.length = Math.min(lastNames.length, names.length);
+  lastNameIds.length = lastNames.length;
+  lastTexts.length = Math.min(lastTexts.length, names.length);
+  lastCodes.length = lastTexts.length;
+  return at;
+}
+
+// The native answer to "is any result a ground?" for the last slots asked
+// about. Frameworks ask about the same results call after call, so an
+// answer is reused while the slots hold the same numbers (names by the same
+// ids: the ids restart only with a new map, which clears this too).
+let reachableFor = new Float64Array(0);
+let reachableIds = nameIds;
+let lastReachable = false;
+
+/** Whether the call in the first `length` slots is reachable, as the native side decides. */
+function reachable(length) {
+  if (reachableIds === nameIds && reachableFor.length === length) {
+    let same = true;
+    for (let i = 0; i < length && same; i++) same = reachableFor[i] === CALL_SLOTS[i];
+    if (same) return lastReachable;
+  }
+  lastReachable = native.emptyLookupReachable(CALL_SLOTS);
+  reachableFor = CALL_SLOTS.slice(0, length);
+  reachableIds = nameIds;
+  return lastReachable;
+}
+
+/** `Array.isArray` then `Object.entries`, as the rules' walk reads a container: null for an array, else the entries flat. */
+function rootEntries(args) {
+  if (isArray(args)) return null;
+  const pairs = entriesOf(args);
+  const flat = [];
+  for (let i = 0; i < pairs.length; i++) flat.push(pairs[i][0], pairs[i][1]);
+  return flat;
+}
+
+/**
+ * The encounter of a reachable call by the fast path; `filled` is the
+ * fill that wrote its slots.
+ */
+function fastEncounter(parts, names, texts, shape, epoch, filled) {
+  const root = rootEntries(parts.args);
+  const rootItems = root === null ? 0 : root.length;
+  const spread = rootItems + texts.length <= MAX_SPREAD;
+  if (fills === filled) {
+    // Only the root's count and how the items come are new.
+    CALL_SLOTS[0] = spread ? 1 : 0;
+    CALL_SLOTS[2 + parts.argumentsFrom.length] = root === null ? -1 : root.length / 2;
+  } else {
+    // A getter read above ran a check of its own, which filled the slots.
+    fillSlots(parts.argumentsFrom, names, texts, root, spread);
+  }
+  let answer;
+  if (spread) {
+    // The root's entries, then the texts, as one list of arguments.
+    const items = root === null ? texts : root;
+    if (root !== null) for (let i = 0; i < texts.length; i++) items.push(texts[i]);
+    answer = native.emptyLookupFast(CALL_SLOTS, parts.args, ...items);
+  } else {
+    answer = native.emptyLookupFast(CALL_SLOTS, parts.args, root ?? [], texts);
+  }
+  if (typeof answer !== 'number') return encounterOf(answer, parts, shape, epoch);
+  const empty = emptyPhrase(shape);
+  const findings = [];
+  for (let j = 0; j < answer; j++) {
+    const entry = CALL_SLOTS[3 * j];
+    findings.push(findingOf(root[2 * entry], root[2 * entry + 1], names[CALL_SLOTS[3 * j + 1]], CALL_SLOTS[3 * j + 2], parts, empty, epoch));
+  }
+  return encounter(findings);
 }
 
 /** Judges one finished call to an armed tool (see index.d.ts). */
@@ -215,10 +393,9 @@ function emptyLookupOf(call, produced, epoch) {
   if (reading === undefined) return quiet('not-applicable');
   if (!reading.empty) return quiet('checked-pass');
   const parts = partsOf(who, call);
-  // The declared names, then a name, a text and a code per result: spread
-  // as arguments they all cross in one call.
-  const items = parts.argumentsFrom.slice();
   const count = lengthOf(produced);
+  const names = [];
+  const texts = [];
   for (let i = 0; i < count; i++) {
     const entry = produced[i];
     if (!isObject(entry)) throw wrongType(`${who}: produced[${i}]`, 'an object with toolName and text', entry);
@@ -226,12 +403,22 @@ function emptyLookupOf(call, produced, epoch) {
     if (typeof toolName !== 'string') throw wrongType(`${who}: produced[${i}].toolName`, 'a string', toolName);
     const text = entry.text;
     if (typeof text !== 'string') throw wrongType(`${who}: produced[${i}].text`, 'a string', text);
-    items.push(toolName, text, codeOf(text));
+    names.push(toolName);
+    texts.push(text);
   }
-  const from = parts.argumentsFrom.length;
+  const from = parts.argumentsFrom;
+  if (fitsFast(from, names)) {
+    const length = fillSlots(from, names, texts, null, true);
+    if (!reachable(length)) return quiet('unreachable');
+    return fastEncounter(parts, names, texts, reading.shape, epoch, fills);
+  }
+  // The declared names, then a name, a text and a code per result: spread
+  // as arguments they all cross in one call.
+  const items = from.slice();
+  for (let i = 0; i < count; i++) items.push(names[i], texts[i], codeOf(texts[i]));
   const joins = items.length <= MAX_SPREAD
-    ? native.emptyLookupJoins(parts.args, from, ...items)
-    : native.emptyLookupJoins(parts.args, from, items);
+    ? native.emptyLookupJoins(parts.args, from.length, ...items)
+    : native.emptyLookupJoins(parts.args, from.length, items);
   return encounterOf(joins, parts, reading.shape, epoch);
 }
 

@@ -19,6 +19,7 @@ use napi::bindgen_prelude::{Object, Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 use std::ffi::CStr;
+use std::rc::Rc;
 
 /// The ceiling of the check, as one string with one owner: an empty result
 /// can be perfectly true, so a finding is a place to look, never a verdict.
@@ -473,15 +474,22 @@ const JOIN_WIDTH: usize = 4;
 /// at most `MAX_QUOTED_UNITS` (80) units long and a string's length fits in
 /// 30 bits, so the number is an exact integer.
 fn joins_to_js(js: Js, joins: &[Join<Handle>], producer: impl Fn(usize) -> Result<Handle>) -> Result<Handle> {
-    const _: () = assert!(core::MAX_QUOTED_UNITS < 128);
     let mut flat = Vec::with_capacity(joins.len() * JOIN_WIDTH);
     for join in joins {
-        let quote = &join.quote;
-        let packed =
-            quote.start as f64 * 256.0 + ((quote.end - quote.start) * 2 + usize::from(quote.clipped)) as f64;
-        flat.extend([js.string(&join.path)?, join.leaf, producer(join.ground)?, js.number(packed)?]);
+        flat.extend([
+            js.string(&join.path)?,
+            join.leaf,
+            producer(join.ground)?,
+            js.number(packed_quote(&join.quote))?,
+        ]);
     }
     js.array(&flat)
+}
+
+/// A quote as one number (see [`joins_to_js`]).
+fn packed_quote(quote: &core::ground::Quote) -> f64 {
+    const _: () = assert!(core::MAX_QUOTED_UNITS < 128);
+    quote.start as f64 * 256.0 + ((quote.end - quote.start) * 2 + usize::from(quote.clipped)) as f64
 }
 
 /// The strings of a genuine array the JavaScript layer built.
@@ -509,7 +517,10 @@ fn tool_names(js: Js, list: Handle, what: &str) -> Result<Vec<Vec<u16>>> {
 /// express.
 #[napi(module_exports)]
 pub fn install_variadic(exports: Object, env: Env) -> Result<()> {
-    Js::new(&env).export_variadic(exports.raw(), c"emptyLookupJoins", empty_lookup_joins)
+    let js = Js::new(&env);
+    js.export_variadic(exports.raw(), c"emptyLookupJoins", empty_lookup_joins)?;
+    js.export_variadic(exports.raw(), c"emptyLookupReachable", empty_lookup_reachable)?;
+    js.export_variadic(exports.raw(), c"emptyLookupFast", empty_lookup_fast)
 }
 
 /// `emptyLookupJoins(args, fromCount, ...items)`: which string leaves of
@@ -541,9 +552,7 @@ fn joins_of_items(js: Js, arguments: &[Handle]) -> Result<Handle> {
     let misuse = || js.type_error("emptyLookupJoins(args, fromCount, ...items): bad arguments");
     let [args, from_count, spread @ ..] = arguments else { return Err(misuse()) };
     let items = match spread {
-        [list] if js.is_plain_array(*list)? => {
-            (0..js.plain_array_len(*list)?).map(|i| js.element(*list, i)).collect::<Result<Vec<_>>>()?
-        }
+        [list] if js.is_plain_array(*list)? => elements_of(js, *list)?,
         _ => spread.to_vec(),
     };
     if js.type_of(*from_count)? != ValueType::Number {
@@ -583,7 +592,7 @@ fn joins_of_items(js: Js, arguments: &[Handle]) -> Result<Handle> {
         if is_declared_ground(&arguments_from, &producer, units) {
             grounds.grounds.push(LiveGround {
                 index,
-                producer,
+                producer: producer.into(),
                 text,
                 units,
                 ascii: code & 1 == 1,
@@ -596,6 +605,236 @@ fn joins_of_items(js: Js, arguments: &[Handle]) -> Result<Handle> {
     }
     let joins = core::joins(&mut LiveArgs::new(js), *args, &mut grounds)?;
     joins_to_js(js, &joins, |index| Ok(results[index * 3]))
+}
+
+// ---- The layer's fast path: numbers in a shared array ----------------------
+//
+// On a small call most of the time went to the boundary: about seventy
+// napi calls to read the declared names, each result's name, text and code,
+// one at a time, and a call back into JavaScript for the arguments' entries.
+// The fast path takes the numbers from a `Float64Array` the layer fills
+// (tool names by id, each text's cache code and length), takes the entries
+// of the arguments' root as plain arguments (the layer reads them with
+// `Object.entries`, once it knows the call is reachable, as the rules'
+// walk would), and writes the joins back into the same array when every
+// grounded leaf is an entry of the root.
+//
+// The slots, as the layer writes them:
+//
+//   spread, fromCount, fromId..., rootCount, resultCount, (nameId, code, units)...
+//
+// `rootCount` is how many `[key, value]` entries of the root there are, or
+// -1 when the root is an array (walked here). With `spread` 1 the entries'
+// keys and values follow `args` among the arguments, then one text per
+// result; with `spread` 0 (too many to spread) two arrays follow instead,
+// the entries flat and the texts.
+
+/// The most tool names an env keeps by id.
+const MAX_NAME_IDS: u32 = 4096;
+
+/// The longest tool name kept by id, in UTF-16 units.
+const MAX_NAME_UNITS: usize = 256;
+
+/// `emptyLookupName(id, name)`: the layer names `name` by `id` for this
+/// env's fast calls. An id already in use is given the new name (the layer
+/// reuses ids once it has handed out [`MAX_NAME_IDS`]).
+#[napi(skip_typescript, catch_unwind, js_name = "emptyLookupName")]
+pub fn empty_lookup_name(env: &Env, id: u32, name: Unknown) -> Result<()> {
+    let js = Js::new(env);
+    if js.type_of(name.raw())? != ValueType::String {
+        return Err(js.wrong_type("emptyLookupName: name", "a string", name.raw()));
+    }
+    let units = js.utf16(name.raw())?;
+    if id >= MAX_NAME_IDS || units.len() > MAX_NAME_UNITS {
+        return Err(js.range_error(&format!(
+            "emptyLookupName: ids go below {MAX_NAME_IDS} and names up to {MAX_NAME_UNITS} units"
+        )));
+    }
+    with_env_lookups(js, |state| {
+        let id = id as usize;
+        if state.names.len() <= id {
+            state.names.resize(id + 1, Rc::from(&[][..]));
+        }
+        state.names[id] = units.into();
+    })
+}
+
+/// The limits the layer keeps to: `[maxNameIds, maxNameUnits]`.
+#[napi(skip_typescript, catch_unwind, js_name = "emptyLookupNameLimits")]
+pub fn empty_lookup_name_limits() -> Vec<u32> {
+    vec![MAX_NAME_IDS, MAX_NAME_UNITS as u32]
+}
+
+/// One result as the slots give it.
+struct SlotResult {
+    name: Rc<[u16]>,
+    code: u64,
+    units: usize,
+}
+
+/// A fast call's numbers, read from its slots.
+struct SlotCall {
+    /// Whether the entries and texts come spread as arguments.
+    spread: bool,
+    from: Vec<Rc<[u16]>>,
+    /// How many root entries the arguments hold, when the layer read them.
+    root: Option<usize>,
+    results: Vec<SlotResult>,
+}
+
+impl SlotCall {
+    /// Reads the slots; any number out of place is the layer's misuse.
+    fn read(js: Js, slots: &[f64]) -> Result<Self> {
+        let misuse = || js.type_error("emptyLookupFast: slots out of place");
+        let mut at = 0;
+        let mut next = |limit: f64| -> Result<f64> {
+            let value = *slots.get(at).ok_or_else(misuse)?;
+            at += 1;
+            if value.fract() != 0.0 || !(-1.0..=limit).contains(&value) {
+                return Err(misuse());
+            }
+            Ok(value)
+        };
+        with_env_lookups(js, |state| {
+            let name = |id: f64| -> Result<Rc<[u16]>> {
+                state.names.get(id as usize).filter(|_| id >= 0.0).cloned().ok_or_else(misuse)
+            };
+            let spread = next(1.0)? == 1.0;
+            let from_count = next(slots.len() as f64)?;
+            let mut from = Vec::with_capacity(from_count.max(0.0) as usize);
+            for _ in 0..from_count.max(0.0) as usize {
+                from.push(name(next(f64::from(MAX_NAME_IDS))?)?);
+            }
+            let root = next(u32::MAX as f64)?;
+            let result_count = next(slots.len() as f64)?.max(0.0) as usize;
+            let mut results = Vec::with_capacity(result_count);
+            for _ in 0..result_count {
+                let name = name(next(f64::from(MAX_NAME_IDS))?)?;
+                let code = next(MAX_ID)?.max(0.0) as u64;
+                let units = next(u32::MAX as f64)?.max(0.0) as usize;
+                results.push(SlotResult { name, code, units });
+            }
+            Ok(SlotCall { spread, from, root: (root >= 0.0).then_some(root as usize), results })
+        })?
+    }
+
+    fn is_reachable(&self) -> bool {
+        self.results.iter().any(|result| is_declared_ground(&self.from, &result.name, result.units))
+    }
+}
+
+/// The elements of a genuine array the layer built.
+fn elements_of(js: Js, list: Handle) -> Result<Vec<Handle>> {
+    if !js.is_plain_array(list)? {
+        return Err(js.type_error("seamguard: the layer passes its lists as arrays"));
+    }
+    (0..js.plain_array_len(list)?).map(|i| js.element(list, i)).collect()
+}
+
+/// The slots of a fast call: its first argument, a `Float64Array`.
+fn slots_of<'a>(js: Js, view: Handle) -> Result<&'a mut [f64]> {
+    match js.float64_array(view)? {
+        // SAFETY: the layer's own array, alive for this call; nothing in
+        // the call detaches it (its buffer never reaches user code).
+        Some((data, len)) => Ok(unsafe { std::slice::from_raw_parts_mut(data, len) }),
+        None => Err(js.type_error("emptyLookupFast: slots must be a Float64Array")),
+    }
+}
+
+/// `emptyLookupReachable(slots)`: whether any result the slots describe is
+/// a ground of the call, so that the layer reads the arguments only when
+/// the rules would walk them.
+unsafe extern "C" fn empty_lookup_reachable(
+    env: napi::sys::napi_env,
+    info: napi::sys::napi_callback_info,
+) -> Handle {
+    unsafe {
+        Js::run_variadic(env, info, |js, arguments| {
+            let [view] = arguments else { return Err(js.type_error("emptyLookupReachable(slots)")) };
+            let call = SlotCall::read(js, slots_of(js, *view)?)?;
+            js.boolean(call.is_reachable())
+        })
+    }
+}
+
+/// `emptyLookupFast(slots, args, ...rootEntries, ...texts)`: the joins of
+/// a reachable call. Answers `null` when no result is a ground after all; a
+/// number `n` when every grounded leaf is an entry of the root, with the
+/// joins written to the slots, three numbers each (the entry's index, the
+/// result's index, the packed quote); else the flat joins, as
+/// `emptyLookupJoins` gives them.
+unsafe extern "C" fn empty_lookup_fast(
+    env: napi::sys::napi_env,
+    info: napi::sys::napi_callback_info,
+) -> Handle {
+    unsafe { Js::run_variadic(env, info, fast_joins) }
+}
+
+fn fast_joins(js: Js, arguments: &[Handle]) -> Result<Handle> {
+    let misuse = || js.type_error("emptyLookupFast(slots, args, ...rootEntries, ...texts): bad arguments");
+    let [view, args, rest @ ..] = arguments else { return Err(misuse()) };
+    let slots = slots_of(js, *view)?;
+    let call = SlotCall::read(js, slots)?;
+    let root_items = call.root.map_or(0, |count| count * 2);
+    let listed;
+    let rest = match rest {
+        _ if call.spread => rest,
+        [flat, texts] => {
+            let mut items = elements_of(js, *flat)?;
+            items.extend(elements_of(js, *texts)?);
+            listed = items;
+            &listed[..]
+        }
+        _ => return Err(misuse()),
+    };
+    if rest.len() != root_items + call.results.len() {
+        return Err(misuse());
+    }
+    let (root, texts) = rest.split_at(root_items);
+    let mut live = LiveArgs::new(js);
+    if call.root.is_some() {
+        let mut entries = Vec::with_capacity(root.len() / 2);
+        for pair in root.chunks_exact(2) {
+            if js.type_of(pair[0])? != ValueType::String {
+                return Err(misuse());
+            }
+            entries.push((js.utf16(pair[0])?, pair[1]));
+        }
+        live.root_entries = Some((*args, entries));
+    }
+    let mut grounds = LiveGrounds { js, grounds: Vec::new() };
+    // The texts are not type-checked here: the layer passes strings, and
+    // one that is not would fail to read with napi's own error.
+    for (index, (result, &text)) in call.results.iter().zip(texts).enumerate() {
+        if is_declared_ground(&call.from, &result.name, result.units) {
+            grounds.grounds.push(LiveGround {
+                index,
+                producer: Rc::clone(&result.name),
+                text,
+                units: result.units,
+                ascii: result.code & 1 == 1,
+                id: result.code >> 1,
+            });
+        }
+    }
+    if Grounding::<napi::Error>::is_unreachable(&grounds) {
+        return js.null();
+    }
+    let joins = core::joins(&mut live, *args, &mut grounds)?;
+    // Every join an entry of the root, and room for them: the numbers.
+    let entry_of = |join: &Join<Handle>| {
+        (join.path_depth == 1).then(|| root.chunks_exact(2).position(|pair| pair[1] == join.leaf)).flatten()
+    };
+    let fits = joins.len() * 3 <= slots.len();
+    if fits && call.root.is_some() && joins.iter().all(|join| entry_of(join).is_some()) {
+        for (slot, join) in slots.chunks_exact_mut(3).zip(&joins) {
+            slot[0] = entry_of(join).expect("checked above") as f64;
+            slot[1] = join.ground as f64;
+            slot[2] = packed_quote(&join.quote);
+        }
+        return js.number(joins.len() as f64);
+    }
+    joins_to_js(js, &joins, |index| js.string(&call.results[index].name))
 }
 
 /// `groundCacheBound(units)`: sets the bound of this env's [`GroundCache`]
@@ -623,39 +862,54 @@ thread_local! {
     /// a call does not fault in fresh pages for every large text.
     static GROUND_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 
-    /// Each env's lowered grounds, by the ids its JavaScript layer hands
-    /// out. An env lives on one thread; its entry is dropped by a cleanup
-    /// hook when the env goes away.
-    static GROUND_CACHES: std::cell::RefCell<Vec<(usize, GroundCache)>> =
+    /// What each env keeps between calls for its JavaScript layer. An env
+    /// lives on one thread; its entry is dropped by a cleanup hook when the
+    /// env goes away.
+    static ENV_LOOKUPS: std::cell::RefCell<Vec<(usize, EnvLookups)>> =
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-unsafe extern "C" fn forget_ground_cache(env: *mut std::ffi::c_void) {
-    GROUND_CACHES.with(|caches| caches.borrow_mut().retain(|(known, _)| *known != env as usize));
+/// An env's state for its JavaScript layer's calls.
+#[derive(Default)]
+struct EnvLookups {
+    /// Lowered grounds, by the ids the layer gives result texts.
+    cache: GroundCache,
+    /// Tool names, by the ids the layer gives them (see
+    /// [`empty_lookup_name`]).
+    names: Vec<Rc<[u16]>>,
 }
 
-/// Runs `body` with this env's cache, made on first use. Nothing in `body`
+unsafe extern "C" fn forget_env_lookups(env: *mut std::ffi::c_void) {
+    ENV_LOOKUPS.with(|envs| envs.borrow_mut().retain(|(known, _)| *known != env as usize));
+}
+
+/// Runs `body` with this env's state, made on first use. Nothing in `body`
 /// may run JavaScript (reading a string's contents does not).
-fn with_ground_cache<R>(js: Js, body: impl FnOnce(&mut GroundCache) -> R) -> Result<R> {
+fn with_env_lookups<R>(js: Js, body: impl FnOnce(&mut EnvLookups) -> R) -> Result<R> {
     let key = js.raw_env() as usize;
-    GROUND_CACHES.with(|caches| {
-        let mut caches = caches.borrow_mut();
-        let at = match caches.iter().position(|(env, _)| *env == key) {
+    ENV_LOOKUPS.with(|envs| {
+        let mut envs = envs.borrow_mut();
+        let at = match envs.iter().position(|(env, _)| *env == key) {
             Some(at) => at,
             None => {
                 napi::check_status!(unsafe {
                     napi::sys::napi_add_env_cleanup_hook(
                         js.raw_env(),
-                        Some(forget_ground_cache),
+                        Some(forget_env_lookups),
                         js.raw_env().cast(),
                     )
                 })?;
-                caches.push((key, GroundCache::default()));
-                caches.len() - 1
+                envs.push((key, EnvLookups::default()));
+                envs.len() - 1
             }
         };
-        Ok(body(&mut caches[at].1))
+        Ok(body(&mut envs[at].1))
     })
+}
+
+/// Runs `body` with this env's ground cache (see [`with_env_lookups`]).
+fn with_ground_cache<R>(js: Js, body: impl FnOnce(&mut GroundCache) -> R) -> Result<R> {
+    with_env_lookups(js, |state| body(&mut state.cache))
 }
 
 /// Past this size the ground buffer is given back after a call rather than
@@ -666,7 +920,7 @@ const KEEP_GROUND_BUFFER: usize = 4 << 20;
 struct LiveGround {
     /// Its index in `produced`.
     index: usize,
-    producer: Vec<u16>,
+    producer: Rc<[u16]>,
     text: Handle,
     /// The text's length in UTF-16 units.
     units: usize,
@@ -698,18 +952,20 @@ impl Grounding<napi::Error> for LiveGrounds {
             let mut scratch = Vec::new();
             let mut outcome = Ok(());
             for ground in grounds {
-                let cached = ground.id != 0 && cache.fits(ground.units);
-                if cached && !cache.touch(ground.id, ground.units) {
-                    match js.lowered(ground.text, ground.ascii, Vec::new(), &mut scratch) {
-                        Ok((lowered, units)) => cache.insert(ground.id, lowered, units),
-                        Err(error) => {
-                            outcome = Err(error);
-                            break;
-                        }
+                if ground.id != 0 && cache.fits(ground.units) {
+                    let lowered = match cache.touch(ground.id, ground.units) {
+                        Some(lowered) => lowered,
+                        None => match js.lowered(ground.text, ground.ascii, Vec::new(), &mut scratch) {
+                            Ok((lowered, units)) => {
+                                cache.insert(ground.id, lowered, units);
+                                cache.get(ground.id).expect("a text that fits is kept")
+                            }
+                            Err(error) => {
+                                outcome = Err(error);
+                                break;
+                            }
+                        },
                     };
-                }
-                if cached {
-                    let lowered = cache.get(ground.id).expect("a text that fits is kept");
                     if !visit(ground.index, lowered.as_ground()) {
                         break;
                     }
@@ -916,6 +1172,9 @@ pub fn corpus_joins<'env>(
 /// `Set` instead of by comparing against each one in turn.
 const LINEAR_PATH_LIMIT: usize = 32;
 
+/// A record's `Object.entries`: keys in UTF-16, values as handles.
+type Entries = Vec<(Vec<u16>, Handle)>;
+
 /// Live JavaScript arguments, read as `Object.entries` and `Array.isArray`
 /// see them.
 struct LiveArgs {
@@ -925,16 +1184,27 @@ struct LiveArgs {
     on_path: Vec<Handle>,
     /// `(set, has, add, delete)` once the path is deep.
     path_set: Option<[Handle; 4]>,
+    /// The root's `Object.entries`, when the JavaScript layer read them
+    /// (see [`empty_lookup_fast`]): taken by the walk's first look at the
+    /// root instead of reading them again.
+    root_entries: Option<(Handle, Entries)>,
 }
 
 impl LiveArgs {
     fn new(js: Js) -> Self {
-        LiveArgs { js, is_array: IsArray::new(js), record_entries: None, on_path: Vec::new(), path_set: None }
+        LiveArgs {
+            js,
+            is_array: IsArray::new(js),
+            record_entries: None,
+            on_path: Vec::new(),
+            path_set: None,
+            root_entries: None,
+        }
     }
 
     /// A non-array object's `Object.entries`, or `None` when
     /// `Array.isArray` says it is an array after all (a Proxy of one).
-    fn record_entries(&mut self, object: Handle) -> Result<Option<Vec<(Vec<u16>, Handle)>>> {
+    fn record_entries(&mut self, object: Handle) -> Result<Option<Entries>> {
         let js = self.js;
         let (receiver, record_entries) = match self.record_entries {
             Some(found) => found,
@@ -971,6 +1241,10 @@ impl ArgsTree for LiveArgs {
     type Error = napi::Error;
 
     fn node(&mut self, value: &Handle) -> Result<Node<Handle>> {
+        if self.root_entries.as_ref().is_some_and(|(root, _)| root == value) {
+            let (_, entries) = self.root_entries.take().expect("just seen");
+            return Ok(Node::Record(entries));
+        }
         Ok(match self.js.type_of(*value)? {
             ValueType::String => Node::Text(self.js.utf16(*value)?),
             // A genuine array needs no call into JavaScript; anything else

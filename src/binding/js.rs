@@ -169,6 +169,18 @@ impl Js {
 
     /// The UTF-16 code units of a string, lone surrogates included.
     pub fn utf16(&self, string: Handle) -> Result<Vec<u16>> {
+        // Most strings read here are short (names, keys, argument values):
+        // one read into a buffer on the stack, rather than asking the length
+        // first. napi ends what it writes with a NUL, so a string that filled
+        // the buffer may have been cut, and is read again in full.
+        let mut short = [0u16; 128];
+        let mut written = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf16(self.env, string, short.as_mut_ptr(), short.len(), &mut written)
+        })?;
+        if written < short.len() - 1 {
+            return Ok(short[..written].to_vec());
+        }
         let mut units = Vec::new();
         self.utf16_into(string, &mut units)?;
         Ok(units)
@@ -309,6 +321,29 @@ impl Js {
     }
 
     /// Whether `value` is a genuine Array (not a Proxy of one).
+    /// The elements of a `Float64Array`, or `None` for any other value.
+    /// The memory stays valid while the array is reachable and not
+    /// detached; the caller uses it within the current call.
+    pub fn float64_array(&self, value: Handle) -> Result<Option<(*mut f64, usize)>> {
+        let (mut kind, mut length, mut data) = (sys::TypedarrayType::int8_array, 0, ptr::null_mut());
+        // Anything but a typed array is napi's invalid argument.
+        let status = unsafe {
+            sys::napi_get_typedarray_info(
+                self.env,
+                value,
+                &mut kind,
+                &mut length,
+                &mut data,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        if status != sys::Status::napi_ok || kind != sys::TypedarrayType::float64_array || data.is_null() {
+            return Ok(None);
+        }
+        Ok(Some((data.cast(), length)))
+    }
+
     pub fn is_plain_array(&self, value: Handle) -> Result<bool> {
         let mut is_array = false;
         check_status!(unsafe { sys::napi_is_array(self.env, value, &mut is_array) })?;

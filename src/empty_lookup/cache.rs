@@ -18,31 +18,62 @@
 //! twice the bound in bytes.
 
 use super::ground::Lowered;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-/// What an entry costs on top of its text, in units: the record, the two
-/// map slots.
+/// What an entry costs on top of its text, in units: the record, the map
+/// slot.
 pub const ENTRY_COST: usize = 64;
 
 /// The bound a cache starts with, in units: 8 Mi (8 MiB of ASCII text).
 pub const DEFAULT_BOUND: usize = 8 << 20;
 
+/// No slot: the end of the recency list.
+const NONE: u32 = u32::MAX;
+
 struct Entry {
+    id: u64,
     text: Lowered,
     /// The original text's length in UTF-16 units.
     units: usize,
-    /// When it was last used; the key of `by_use`.
-    stamp: u64,
+    /// Neighbours in the recency list: `newer` towards the most recently
+    /// used entry, `older` towards the least.
+    newer: u32,
+    older: u32,
 }
 
-/// Lowered texts by id, least recently used first out.
+/// Ids are handed out by the JavaScript layer, one after another, so a
+/// multiply spreads them well enough; no caller chooses them.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// Lowered texts by id, least recently used first out. The entries live in
+/// a slab linked in order of use, so marking one used is a few index moves.
 pub struct GroundCache {
     bound: usize,
     used: usize,
-    clock: u64,
-    entries: HashMap<u64, Entry>,
-    /// `stamp -> id`, oldest first.
-    by_use: BTreeMap<u64, u64>,
+    slots: Vec<Option<Entry>>,
+    /// Slots of removed entries, for reuse.
+    free: Vec<u32>,
+    by_id: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    newest: u32,
+    oldest: u32,
 }
 
 impl Default for GroundCache {
@@ -53,7 +84,15 @@ impl Default for GroundCache {
 
 impl GroundCache {
     pub fn new(bound: usize) -> Self {
-        GroundCache { bound, used: 0, clock: 0, entries: HashMap::new(), by_use: BTreeMap::new() }
+        GroundCache {
+            bound,
+            used: 0,
+            slots: Vec::new(),
+            free: Vec::new(),
+            by_id: HashMap::default(),
+            newest: NONE,
+            oldest: NONE,
+        }
     }
 
     pub fn bound(&self) -> usize {
@@ -72,11 +111,11 @@ impl GroundCache {
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.by_id.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.by_id.is_empty()
     }
 
     /// Whether a text of `units` units would be kept at all.
@@ -84,23 +123,62 @@ impl GroundCache {
         units + ENTRY_COST <= self.bound
     }
 
-    /// Whether `id` is held for a text of `units` units; marks it used.
-    pub fn touch(&mut self, id: u64, units: usize) -> bool {
-        let clock = self.clock + 1;
-        let Some(entry) = self.entries.get_mut(&id) else { return false };
-        if entry.units != units {
-            return false;
+    fn entry(&self, slot: u32) -> &Entry {
+        self.slots[slot as usize].as_ref().expect("a linked slot holds an entry")
+    }
+
+    fn entry_mut(&mut self, slot: u32) -> &mut Entry {
+        self.slots[slot as usize].as_mut().expect("a linked slot holds an entry")
+    }
+
+    /// Takes `slot` out of the recency list.
+    fn unlink(&mut self, slot: u32) {
+        let (newer, older) = {
+            let entry = self.entry(slot);
+            (entry.newer, entry.older)
+        };
+        match newer {
+            NONE => self.newest = older,
+            newer => self.entry_mut(newer).older = older,
         }
-        self.clock = clock;
-        self.by_use.remove(&entry.stamp);
-        entry.stamp = clock;
-        self.by_use.insert(clock, id);
-        true
+        match older {
+            NONE => self.oldest = newer,
+            older => self.entry_mut(older).newer = newer,
+        }
+    }
+
+    /// Puts `slot` at the newest end of the recency list.
+    fn link_newest(&mut self, slot: u32) {
+        let old_newest = self.newest;
+        {
+            let entry = self.entry_mut(slot);
+            entry.newer = NONE;
+            entry.older = old_newest;
+        }
+        match old_newest {
+            NONE => self.oldest = slot,
+            newest => self.entry_mut(newest).newer = slot,
+        }
+        self.newest = slot;
+    }
+
+    /// The text held under `id` for a text of `units` units, marked used;
+    /// `None` when there is none (or the length differs).
+    pub fn touch(&mut self, id: u64, units: usize) -> Option<&Lowered> {
+        let slot = *self.by_id.get(&id)?;
+        if self.entry(slot).units != units {
+            return None;
+        }
+        if self.newest != slot {
+            self.unlink(slot);
+            self.link_newest(slot);
+        }
+        Some(&self.entry(slot).text)
     }
 
     /// The text held under `id`, without marking it used.
     pub fn get(&self, id: u64) -> Option<&Lowered> {
-        self.entries.get(&id).map(|entry| &entry.text)
+        self.by_id.get(&id).map(|&slot| &self.entry(slot).text)
     }
 
     /// Keeps `text` (of `units` units) under `id`, replacing what `id`
@@ -112,30 +190,41 @@ impl GroundCache {
             return false;
         }
         self.shrink_to(self.bound - units - ENTRY_COST);
-        self.clock += 1;
         self.used += units + ENTRY_COST;
-        self.by_use.insert(self.clock, id);
-        self.entries.insert(id, Entry { text, units, stamp: self.clock });
+        let entry = Entry { id, text, units, newer: NONE, older: NONE };
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(entry);
+                slot
+            }
+            None => {
+                self.slots.push(Some(entry));
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 entries")
+            }
+        };
+        self.link_newest(slot);
+        self.by_id.insert(id, slot);
         true
     }
 
     fn remove(&mut self, id: u64) {
-        if let Some(entry) = self.entries.remove(&id) {
-            self.by_use.remove(&entry.stamp);
+        if let Some(slot) = self.by_id.remove(&id) {
+            self.unlink(slot);
+            let entry = self.slots[slot as usize].take().expect("a linked slot holds an entry");
             self.used -= entry.units + ENTRY_COST;
+            self.free.push(slot);
         }
     }
 
     /// Drops the least recently used entries until at most `limit` is used.
     fn shrink_to(&mut self, limit: usize) {
-        while self.used > limit {
-            let Some((_, id)) = self.by_use.pop_first() else { break };
-            let entry = self.entries.remove(&id).expect("every stamp names an entry");
-            self.used -= entry.units + ENTRY_COST;
+        while self.used > limit && self.oldest != NONE {
+            let id = self.entry(self.oldest).id;
+            self.remove(id);
         }
-        if self.entries.is_empty() {
-            // Give back the maps' own memory too.
-            self.entries = HashMap::new();
+        if self.by_id.is_empty() {
+            // Give back the slab's and the map's own memory too.
+            *self = GroundCache::new(self.bound);
         }
     }
 }
@@ -154,7 +243,7 @@ mod tests {
         for id in 1..=3 {
             assert!(cache.insert(id, text(100), 100));
         }
-        assert!(cache.touch(1, 100));
+        assert!(cache.touch(1, 100).is_some());
         assert!(cache.insert(4, text(100), 100));
         assert!(cache.get(2).is_none(), "2 was the least recently used");
         for id in [1, 3, 4] {
@@ -170,8 +259,8 @@ mod tests {
     fn a_length_that_differs_is_a_miss() {
         let mut cache = GroundCache::new(1 << 20);
         cache.insert(7, text(10), 10);
-        assert!(!cache.touch(7, 11));
-        assert!(cache.touch(7, 10));
+        assert!(cache.touch(7, 11).is_none());
+        assert!(cache.touch(7, 10).is_some());
     }
 
     #[test]
@@ -180,9 +269,17 @@ mod tests {
         for round in 0..1000u64 {
             cache.insert(round % 17, text((round % 50) as usize), (round % 50) as usize);
         }
-        let used: usize = cache.entries.values().map(|entry| entry.units + ENTRY_COST).sum();
+        let used: usize = cache.slots.iter().flatten().map(|entry| entry.units + ENTRY_COST).sum();
         assert_eq!(cache.used(), used);
-        assert_eq!(cache.by_use.len(), cache.entries.len());
+        assert_eq!(cache.slots.iter().flatten().count(), cache.len());
+        // The recency list holds every entry once, newest to oldest.
+        let mut walked = 0;
+        let mut at = cache.newest;
+        while at != NONE {
+            walked += 1;
+            at = cache.entry(at).older;
+        }
+        assert_eq!(walked, cache.len());
         cache.set_bound(0);
         assert!(cache.is_empty());
         assert_eq!(cache.used(), 0);

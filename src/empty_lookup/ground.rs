@@ -19,8 +19,8 @@ use std::mem::MaybeUninit;
 
 /// Whether a result is a ground for a call: its producer is declared in the
 /// call's `argumentsFrom`, and its text is not empty.
-pub fn is_declared_ground(arguments_from: &[Vec<u16>], tool_name: &[u16], text_len: usize) -> bool {
-    text_len > 0 && arguments_from.iter().any(|declared| declared == tool_name)
+pub fn is_declared_ground<N: AsRef<[u16]>>(arguments_from: &[N], tool_name: &[u16], text_len: usize) -> bool {
+    text_len > 0 && arguments_from.iter().any(|declared| declared.as_ref() == tool_name)
 }
 
 /// Lower-cases bytes in place, in one vectorised pass that also checks

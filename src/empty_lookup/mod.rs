@@ -193,6 +193,8 @@ impl Encounter {
 pub struct Join<V> {
     /// The leaf's dot-path.
     pub path: Vec<u16>,
+    /// How many steps the path has: 1 for an entry of the root.
+    pub path_depth: usize,
     /// The leaf as the arguments hold it (a live handle in the binding).
     pub leaf: V,
     /// The leaf's UTF-16 units, untrimmed.
@@ -220,7 +222,7 @@ pub fn joins<T: ArgsTree, G: Grounding<T::Error>>(
     let mut judged = Vec::new();
     walk_string_leaves(tree, args, |path, leaf, units| {
         if let Some(needle) = Needle::of_leaf(&units) {
-            judged.push((path.dotted(), leaf.clone(), units, needle));
+            judged.push((path.dotted(), path.segments().len(), leaf.clone(), units, needle));
         }
     })?;
     let mut placed: Vec<Option<usize>> = vec![None; judged.len()];
@@ -232,7 +234,7 @@ pub fn joins<T: ArgsTree, G: Grounding<T::Error>>(
         grounds.scan(&mut |index, text| {
             if searches.is_empty() {
                 let ranks = ByteRanks::sample(text);
-                searches = judged.iter().map(|(_, _, _, needle)| needle.search(ranks.as_ref())).collect();
+                searches = judged.iter().map(|(_, _, _, _, needle)| needle.search(ranks.as_ref())).collect();
             }
             for (ground, search) in placed.iter_mut().zip(&searches) {
                 if ground.is_none() && text.contains(search) {
@@ -246,8 +248,8 @@ pub fn joins<T: ArgsTree, G: Grounding<T::Error>>(
     Ok(judged
         .into_iter()
         .zip(placed)
-        .filter_map(|((path, leaf, units, _), ground)| {
-            Some(Join { ground: ground?, quote: Quote::of_leaf(&units), path, leaf, units })
+        .filter_map(|((path, path_depth, leaf, units, _), ground)| {
+            Some(Join { ground: ground?, quote: Quote::of_leaf(&units), path, path_depth, leaf, units })
         })
         .collect())
 }
