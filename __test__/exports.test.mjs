@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { createRequire } from 'node:module';
+import { inChild } from './helpers.mjs';
 import * as esm from 'seamguard';
 import {
   __napiBindingTarget, AssertionStratum, ContextErrorKind, Disposition, EMPTY_LOOKUP_CEILING, emptyLookupOf,
@@ -19,7 +20,12 @@ const generatedNames = [...readFileSync(new URL('../index.js', import.meta.url),
 test('the ESM named exports are the generated binding\'s, no more, no fewer', () => {
   const named = Object.keys(esm).filter((name) => name !== 'default').sort();
   assert.deepEqual(named, [...new Set(generatedNames)].sort());
-  for (const hidden of ['emptyLookupJoins', 'corpusJoins', 'corpusPush', 'emptyLookupProse', 'filterLink', 'filterFeed', 'groundCacheBound']) {
+  const helpers = [
+    'emptyLookupJoins', 'emptyLookupFast', 'emptyLookupReachable', 'emptyLookupName', 'emptyLookupNameLimits',
+    'corpusJoins', 'corpusPush', 'emptyLookupProse', 'filterLink', 'filterFeed', 'groundCacheBound',
+  ];
+  for (const hidden of helpers) {
+    assert.equal(typeof require('../index.js')[hidden], 'function', hidden);
     assert.equal(hidden in esm, false, hidden);
     assert.equal(hidden in require('seamguard'), false, hidden);
   }
@@ -42,4 +48,32 @@ test('the named imports are the CommonJS exports', () => {
   assert.deepEqual(Object.keys(imported).sort(), Object.keys(cjs).sort());
   for (const [name, value] of Object.entries(imported)) assert.equal(value, cjs[name], name);
   assert.equal(__napiBindingTarget, 'native');
+});
+
+test('the binary loads many times in one process, beside other native modules', () => {
+  // A library loaded with dlopen must not take static TLS: glibc keeps only
+  // a little spare, shared by every such library in the process, and an
+  // allocator built with initial-exec TLS ran out of it at the third copy.
+  const binary = require.resolve('../index.js').replace(/index\.js$/, '');
+  const child = inChild(`
+    import { copyFileSync, mkdtempSync, readdirSync } from 'node:fs';
+    import { join } from 'node:path';
+    import { tmpdir } from 'node:os';
+    const from = ${JSON.stringify(binary)};
+    const file = readdirSync(from).find((name) => /^seamguard\..*\.node$/.test(name));
+    const dir = mkdtempSync(join(tmpdir(), 'seamguard-copies-'));
+    let joins = 0;
+    for (let i = 0; i < 8; i++) {
+      const copy = join(dir, 'copy' + i + '.node');
+      copyFileSync(join(from, file), copy);
+      const module = { exports: {} };
+      process.dlopen(module, copy);
+      const corpus = new module.exports.ProducedCorpus();
+      module.exports.corpusPush(corpus, 'p', 'host-a '.repeat(200));
+      joins += module.exports.corpusJoins(corpus, { v: 'HOST-A' }, ['p']).length / 4;
+    }
+    console.log(joins);
+  `);
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout.trim(), '8');
 });

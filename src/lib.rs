@@ -22,7 +22,5 @@ pub mod scaffolding;
 #[cfg_attr(test, allow(dead_code))]
 mod binding;
 
-/// See the `mimalloc` feature in `Cargo.toml`.
 #[cfg(feature = "mimalloc")]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod allocator;
