@@ -1,4 +1,5 @@
-// npm run soak: a million feeds and a million checks, then resident memory.
+// npm run soak: a million feeds, a million checks and two thousand corpus
+// runs, then resident memory.
 //
 // Not part of npm test. The goal is that resident memory (rss) grows by
 // less than 10 MB between the end of a warm-up and the end of the run, with
@@ -19,6 +20,11 @@
 // alternate between findings, passes and unreachable calls, with readings
 // read from arrays and absences.
 //
+// Corpus runs push twenty results of 20 KB one by one, with a check after
+// each push, and end with clear() (every fifth run is dropped instead, for
+// the collector to find): their texts' blocks, the spare list, the sketches
+// built on the helper thread and the unit scratch must all come back.
+//
 // The run yields to the event loop every thousand calls, as a server does
 // between requests. That matters: Node runs the finalizer that frees a
 // dropped filter's native memory only once the event loop turns, so a
@@ -27,12 +33,13 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { ScaffoldingFilter, emptyLookupOf, readLookupResult } = require('seamguard');
+const { ProducedCorpus, ScaffoldingFilter, emptyLookupOf, readLookupResult } = require('seamguard');
 
 const FEEDS = Number(process.env.SOAK_FEEDS ?? 1_000_000);
 const CHECKS = Number(process.env.SOAK_CHECKS ?? 1_000_000);
 const YIELD_EVERY = Number(process.env.SOAK_YIELD_EVERY ?? 1000);
 const WARM_UP = Number(process.env.SOAK_WARM_UP ?? 500_000);
+const CORPUS_RUNS = Number(process.env.SOAK_CORPUS_RUNS ?? 2_000);
 const GOAL_MB = 10;
 
 if (typeof globalThis.gc !== 'function') {
@@ -97,6 +104,30 @@ async function checkSome(count) {
   }
 }
 
+const deviceLines = (run, i) => Array.from({ length: 300 }, (_, k) => `{"wwpn":"20:00:00:25:b5:${(run + i) % 100}:${i}:${k % 100}","host":"Host-${run}-${k}"}`).join('\n');
+let corpusRuns = 0;
+let corpusFindings = 0;
+
+async function corpusSome(count) {
+  for (let run = 0; run < count; run++) {
+    await turn();
+    const corpus = new ProducedCorpus();
+    for (let i = 0; i < 20; i++) {
+      corpus.push({ toolName: i % 3 ? 'fabric_inventory' : 'other_tool', text: deviceLines(corpusRuns, i) });
+      const call = {
+        toolName: 'port_for_device',
+        toolCallId: `run-${corpusRuns}-${i}`,
+        args: { wwpn: `20:00:00:25:B5:${(corpusRuns + i) % 100}:${i}:7`, host: `host-${corpusRuns}-12`, query: 'c0:ff:ee:missing' },
+        argumentsFrom: ['fabric_inventory'],
+        reading: readLookupResult([], false),
+      };
+      corpusFindings += corpus.emptyLookupOf(call, i).findings.length;
+    }
+    if (corpusRuns % 5 !== 4) corpus.clear();
+    corpusRuns++;
+  }
+}
+
 /** Collects garbage and lets the finalizers that follow it run. */
 async function settle() {
   for (let i = 0; i < 5; i++) {
@@ -111,6 +142,7 @@ const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
 for (let round = 0; round < 2; round++) {
   await feedSome(WARM_UP);
   await checkSome(WARM_UP);
+  await corpusSome(CORPUS_RUNS / 2);
   await settle();
 }
 const warm = await settle();
@@ -118,6 +150,7 @@ const warm = await settle();
 const started = process.hrtime.bigint();
 await feedSome(FEEDS);
 await checkSome(CHECKS);
+await corpusSome(CORPUS_RUNS);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const end = await settle();
 
@@ -126,6 +159,7 @@ const count = (n) => n.toLocaleString('en');
 console.log(`soak: ${count(FEEDS)} feeds and ${count(CHECKS)} checks after a warm-up of twice ${count(WARM_UP)} of each, in ${seconds.toFixed(1)} s (${count(findings)} findings filed, ${count(emitted)} units emitted, all told)`);
 console.log(`soak: rss after warm-up ${mb(warm.rss)} MB, at the end ${mb(end.rss)} MB, growth ${mb(growth)} MB (goal < ${GOAL_MB} MB)`);
 console.log(`soak: V8 heap used ${mb(warm.heapUsed)} -> ${mb(end.heapUsed)} MB of ${mb(warm.heapTotal)} -> ${mb(end.heapTotal)} MB, external ${mb(warm.external)} -> ${mb(end.external)} MB`);
+console.log(`soak: ${count(CORPUS_RUNS)} corpus runs of 20 results of ${count(deviceLines(0, 0).length)} units, ${count(corpusFindings)} findings all told`);
 console.log(`soak: the long-lived filter holds ${longLived.flush().length} units and stripped ${longLived.strippedChars}`);
 if (growth >= GOAL_MB * 2 ** 20) {
   console.log('soak: FAILED, resident memory grew past the goal');
