@@ -278,7 +278,7 @@ impl Js {
     }
 
     /// `ToNumber(value)`, running `valueOf` where JavaScript would.
-    pub fn to_number(&self, value: Handle) -> Result<f64> {
+    pub fn to_number(self, value: Handle) -> Result<f64> {
         let mut number = ptr::null_mut();
         check_status!(unsafe { sys::napi_coerce_to_number(self.env, value, &mut number) })?;
         self.f64(number)

@@ -4,4 +4,6 @@
 
 mod empty_lookup;
 mod js;
+mod layer;
+mod live;
 mod scaffolding;
