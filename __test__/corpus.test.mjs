@@ -177,6 +177,21 @@ describe('ProducedCorpus', () => {
     assert.equal(helped.stdout.trim(), `480 ${availableParallelism() > 1}`);
   });
 
+  it('tells V8 about the native memory it keeps, and takes it back on clear()', () => {
+    const reported = require('../index.js').corpusReportedBytes;
+    const corpus = new ProducedCorpus();
+    assert.equal(reported(corpus), 0);
+    const ascii = 'x'.repeat(100_000);
+    corpus.push({ toolName: 'p', text: ascii });
+    // The text, one byte a unit, and its sketch of 2^17 bits.
+    const one = reported(corpus);
+    assert.ok(one >= 100_000 + 16_384 && one < 100_000 + 16_384 + 4096, `${one}`);
+    corpus.push({ toolName: 'p', text: 'Ł'.repeat(50_000) });
+    assert.ok(reported(corpus) >= one + 100_000, `${reported(corpus)}`);
+    corpus.clear();
+    assert.equal(reported(corpus), 0);
+  });
+
   it('is the generated class', () => {
     const generated = require('../index.js').ProducedCorpus;
     assert.equal(ProducedCorpus, generated);

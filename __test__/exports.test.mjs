@@ -22,7 +22,7 @@ test('the ESM named exports are the generated binding\'s, no more, no fewer', ()
   assert.deepEqual(named, [...new Set(generatedNames)].sort());
   const helpers = [
     'emptyLookupJoins', 'emptyLookupFast', 'emptyLookupReachable', 'emptyLookupName', 'emptyLookupNameLimits',
-    'corpusJoins', 'corpusPush', 'emptyLookupProse', 'filterLink', 'filterFeed', 'groundCacheBound',
+    'corpusJoins', 'corpusPush', 'corpusReportedBytes', 'emptyLookupProse', 'filterLink', 'filterFeed', 'groundCacheBound',
   ];
   for (const hidden of helpers) {
     assert.equal(typeof require('../index.js')[hidden], 'function', hidden);

@@ -11,7 +11,7 @@ use super::js::{Handle, IsArray, Js};
 use super::layer::{joins_to_js, tool_names};
 use super::live::LiveArgs;
 use crate::empty_lookup::{self as core, corpus, ground::Grounding, CallParts, Produced};
-use napi::bindgen_prelude::{Unknown, Utf16String};
+use napi::bindgen_prelude::{ObjectFinalize, Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
 use std::ffi::CStr;
@@ -437,9 +437,44 @@ fn encounter_to_js(js: Js, encounter: &core::Encounter) -> Result<Handle> {
 /// It keeps each result's text lower-cased (one byte per UTF-16 unit for
 /// ASCII text, two otherwise) and each distinct tool name once; not the
 /// original text.
-#[napi]
+#[napi(custom_finalize)]
 pub struct ProducedCorpus {
     inner: corpus::ProducedCorpus,
+    /// The native memory last reported to V8 for this corpus, in bytes.
+    reported: i64,
+}
+
+impl ProducedCorpus {
+    /// Reports to V8 how the corpus's native memory changed since the last
+    /// report, so that a run's texts count towards collections as a string
+    /// would (see `napi_adjust_external_memory`).
+    fn report_memory(&mut self, js: Js) -> Result<()> {
+        let now = i64::try_from(self.inner.external_bytes()).unwrap_or(i64::MAX);
+        if now != self.reported {
+            js.adjust_external_memory(now - self.reported)?;
+            self.reported = now;
+        }
+        Ok(())
+    }
+
+    /// Appends `text` and reports the memory it took.
+    fn push_reported(&mut self, js: Js, tool_name: &[u16], text: Handle) -> Result<()> {
+        let pushed = push_text(js, &mut self.inner, tool_name, text);
+        self.report_memory(js)?;
+        pushed
+    }
+}
+
+impl ObjectFinalize for ProducedCorpus {
+    /// Takes the corpus's memory off V8's count as it is freed. A failure
+    /// is not thrown: there is no caller to catch it during a collection
+    /// or while the env shuts down.
+    fn finalize(self, env: Env) -> Result<()> {
+        if self.reported != 0 {
+            let _ = Js::new(&env).adjust_external_memory(-self.reported);
+        }
+        Ok(())
+    }
 }
 
 #[napi]
@@ -448,7 +483,7 @@ impl ProducedCorpus {
     #[napi(constructor, catch_unwind)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        ProducedCorpus { inner: corpus::ProducedCorpus::new() }
+        ProducedCorpus { inner: corpus::ProducedCorpus::new(), reported: 0 }
     }
 
     /// Appends a result as the run serves it. Throws a `TypeError` naming
@@ -471,7 +506,7 @@ impl ProducedCorpus {
         if js.type_of(text)? != ValueType::String {
             return Err(js.wrong_type("ProducedCorpus.push: result.text", "a string", text));
         }
-        push_text(js, &mut self.inner, &tool_name, text)
+        self.push_reported(js, &tool_name, text)
     }
 
     /// Forgets every result pushed, so the corpus can serve another run, and
@@ -480,8 +515,9 @@ impl ProducedCorpus {
     /// it when the run ends: until then, or until the corpus is garbage
     /// collected, its texts stay in memory.
     #[napi(catch_unwind)]
-    pub fn clear(&mut self) {
+    pub fn clear(&mut self, env: &Env) -> Result<()> {
         self.inner.clear();
+        self.report_memory(Js::new(env))
     }
 
     /// How many results were pushed.
@@ -539,7 +575,7 @@ pub fn corpus_push(env: &Env, corpus: &mut ProducedCorpus, tool_name: Unknown, t
             return Err(js.wrong_type("corpusPush: toolName and text", "strings", value));
         }
     }
-    push_text(js, &mut corpus.inner, &js.utf16(tool_name)?, text)
+    corpus.push_reported(js, &js.utf16(tool_name)?, text)
 }
 
 /// Appends `text` to a corpus. It is read as UTF-16 units into a buffer this
@@ -575,7 +611,14 @@ fn with_unit_scratch<R>(body: impl FnOnce(&mut Vec<u16>) -> R) -> R {
     answer
 }
 
-/// The fast path's native half for a corpus: like [`empty_lookup_joins`],
+/// `corpusReportedBytes(corpus)`: the native memory last reported to V8 for
+/// the corpus, for tests.
+#[napi(skip_typescript, catch_unwind, js_name = "corpusReportedBytes")]
+pub fn corpus_reported_bytes(corpus: &ProducedCorpus) -> f64 {
+    corpus.reported as f64
+}
+
+/// The fast path's native half for a corpus: like `emptyLookupJoins`,
 /// with the corpus as the produced list (`producer` is the tool's name).
 #[napi(skip_typescript, catch_unwind, js_name = "corpusJoins")]
 pub fn corpus_joins<'env>(

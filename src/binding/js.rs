@@ -321,6 +321,15 @@ impl Js {
     }
 
     /// Whether `value` is a genuine Array (not a Proxy of one).
+    /// Tells V8 that native memory tied to JavaScript objects grew (or,
+    /// negative, shrank) by `change` bytes, so that it weighs that memory
+    /// when it schedules collections.
+    pub fn adjust_external_memory(&self, change: i64) -> Result<()> {
+        let mut total = 0;
+        check_status!(unsafe { sys::napi_adjust_external_memory(self.env, change, &mut total) })?;
+        Ok(())
+    }
+
     /// The elements of a `Float64Array`, or `None` for any other value.
     /// The memory stays valid while the array is reachable and not
     /// detached; the caller uses it within the current call.

@@ -35,6 +35,9 @@ pub struct ProducedCorpus {
     entries: Vec<Entry>,
     arena: TextArena,
     sketching: Sketching,
+    /// What the corpus keeps outside the arena, in bytes, counted as it
+    /// grows (see [`Self::external_bytes`]).
+    kept_outside: usize,
 }
 
 #[derive(Debug)]
@@ -76,7 +79,7 @@ impl ProducedCorpus {
     /// A corpus that builds its sketches as `sketching` says (see
     /// [`super::sketcher`]).
     pub fn with_sketching(sketching: Sketching) -> Self {
-        ProducedCorpus { tools: Vec::new(), entries: Vec::new(), arena: TextArena::new(), sketching }
+        ProducedCorpus { tools: Vec::new(), entries: Vec::new(), arena: TextArena::new(), sketching, kept_outside: 0 }
     }
 
     fn tool(&mut self, tool_name: &[u16]) -> usize {
@@ -84,6 +87,7 @@ impl ProducedCorpus {
             Some(tool) => tool,
             None => {
                 self.tools.push(tool_name.to_vec());
+                self.kept_outside += tool_name.len() * 2;
                 self.tools.len() - 1
             }
         }
@@ -101,10 +105,18 @@ impl ProducedCorpus {
         // SAFETY: `narrow_lowered_into` writes one byte per unit, as `fill`
         // reports.
         let kept = match unsafe { self.arena.append_with(text.len(), fill, |_| ascii.get()) } {
-            Ok(Some(span)) => Kept::Ascii { span, sketch: self.sketch(span) },
-            Ok(None) => Kept::Wide(to_lower(text).into_owned()),
+            Ok(Some(span)) => {
+                self.kept_outside += GramSketch::heap_bytes_for(span.len());
+                Kept::Ascii { span, sketch: self.sketch(span) }
+            }
+            Ok(None) => {
+                let units = to_lower(text).into_owned();
+                self.kept_outside += units.capacity() * 2;
+                Kept::Wide(units)
+            }
             Err(never) => match never {},
         };
+        self.kept_outside += std::mem::size_of::<Entry>();
         self.entries.push(Entry { tool, text: kept });
     }
 
@@ -158,6 +170,14 @@ impl ProducedCorpus {
                 Kept::Wide(units) => units.len() * 2,
             })
             .sum()
+    }
+
+    /// About what [`Self::heap_bytes`] says, kept up to date as the corpus
+    /// grows, so that it costs nothing to ask after every push: the arena's
+    /// blocks, plus every sketch (built or still to be), wide text, record
+    /// and name as it was counted when pushed.
+    pub fn external_bytes(&self) -> usize {
+        self.arena.heap_bytes() + self.kept_outside
     }
 
     /// The heap the corpus keeps, in bytes: the arena's blocks, the wide

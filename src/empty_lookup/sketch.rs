@@ -85,7 +85,7 @@ impl GramSketch {
         }
         // At least one bit per byte: a text has about one anchored token
         // start per ten bytes of JSON, so a gram sets about one bit in ten.
-        let log_bits = text.len().next_power_of_two().trailing_zeros().max(6);
+        let log_bits = Self::log_bits_for(text.len());
         let mut sketch = GramSketch { words: vec![0u64; 1 << (log_bits - 6)].into_boxed_slice(), log_bits };
         #[cfg(target_arch = "x86_64")]
         if is_x86_feature_detected!("avx2")
@@ -136,6 +136,21 @@ impl GramSketch {
     fn bit(&self, hash: u64) -> (usize, u64) {
         let bit = hash >> (64 - self.log_bits);
         ((bit >> 6) as usize & (self.words.len() - 1), 1 << (bit & 63))
+    }
+
+    /// The filter's size for a text of `len` bytes: at least one bit per
+    /// byte.
+    fn log_bits_for(len: usize) -> u32 {
+        len.next_power_of_two().trailing_zeros().max(6)
+    }
+
+    /// The heap the sketch of a text of `len` bytes keeps (0 for a text too
+    /// short to be sketched), known before it is built.
+    pub fn heap_bytes_for(len: usize) -> usize {
+        if len < MIN_SKETCHED_TEXT || u32::try_from(len).is_err() {
+            return 0;
+        }
+        (1 << (Self::log_bits_for(len) - 6)) * 8
     }
 
     /// The heap the sketch keeps, in bytes.

@@ -497,5 +497,11 @@ mod grounds_and_corpus {
         let fixed = 64 * 1024 + 2_048 + 20_000;
         let bytes = corpus.heap_bytes();
         assert!((fixed..fixed + 512).contains(&bytes), "{bytes}");
+        // The running count V8 is told agrees, give or take the records'
+        // spare capacity.
+        let external = corpus.external_bytes();
+        assert!((fixed..fixed + 512).contains(&external), "{external}");
+        corpus.clear();
+        assert_eq!(corpus.external_bytes(), 0);
     }
 }
