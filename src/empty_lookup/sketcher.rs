@@ -160,7 +160,7 @@ fn helper() -> Option<&'static Sender<Arc<PendingSketch>>> {
             std::thread::Builder::new()
                 .name("seamguard-sketch".into())
                 .spawn(move || {
-                    for job in jobs {
+                    while let Some(job) = next_job(&jobs) {
                         if job
                             .state
                             .compare_exchange(QUEUED, BUILDING, Ordering::AcqRel, Ordering::Acquire)
@@ -174,6 +174,27 @@ fn helper() -> Option<&'static Sender<Arc<PendingSketch>>> {
                 .map(|_| sender)
         })
         .as_ref()
+}
+
+/// How long the helper stays awake for the next job once the queue is
+/// empty. A run pushes its results in bursts; a thread that has gone to
+/// sleep takes tens to hundreds of microseconds to wake on a virtual
+/// machine, and a call that meets a sketch not built yet searches in full
+/// or builds it itself.
+const STAY_AWAKE: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// The next job: spinning briefly while the queue is empty, then waiting.
+/// `None` once every sender is gone.
+fn next_job(jobs: &mpsc::Receiver<Arc<PendingSketch>>) -> Option<Arc<PendingSketch>> {
+    let since = std::time::Instant::now();
+    loop {
+        match jobs.try_recv() {
+            Ok(job) => return Some(job),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) if since.elapsed() < STAY_AWAKE => std::hint::spin_loop(),
+            Err(mpsc::TryRecvError::Empty) => return jobs.recv().ok(),
+        }
+    }
 }
 
 #[cfg(test)]
