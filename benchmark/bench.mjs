@@ -143,12 +143,22 @@ const runWorkload = {
 
 // ---- measuring --------------------------------------------------------------
 
-/** Wall time and CPU time (every thread of the process), in ms. */
-function time(fn) {
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Wall time and, with `settle`, CPU time over every thread of the process,
+ * in ms. Linux adds a running thread's time to the process's total when it
+ * stops running, so before CPU time is read the caller sleeps a few
+ * milliseconds: a helper thread still busy or spinning after `fn` returns
+ * goes to sleep, and its time is counted. The wall time stops before that.
+ */
+function time(fn, settle) {
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   fn();
   const wall = Number(process.hrtime.bigint() - start) / 1e6;
+  if (!settle) return { wall, cpu: 0 };
+  Atomics.wait(pause, 0, 0, 5);
   const used = process.cpuUsage(cpu);
   return { wall, cpu: (used.user + used.system) / 1e3 };
 }
@@ -159,12 +169,12 @@ const median = (samples) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-function measure({ name, baseline: base, addon: ours, same }) {
+function measure({ name, baseline: base, addon: ours, same, cpu }) {
   if (!same(base(), ours())) throw new Error(`${name}: the baseline and the addon disagree`);
   const samples = { baseline: [], addon: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? ['addon', 'baseline'] : ['baseline', 'addon'];
-    for (const side of order) samples[side].push(time(side === 'addon' ? ours : base));
+    for (const side of order) samples[side].push(time(side === 'addon' ? ours : base, cpu));
   }
   const of = (side, what) => median(samples[side].map((sample) => sample[what]));
   return {
