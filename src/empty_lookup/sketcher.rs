@@ -6,8 +6,10 @@
 //! a push hands the job to one helper thread of the process and returns; a
 //! call that finds a sketch not built yet searches that result in full,
 //! which gives the same answer (a sketch only ever lets a search be
-//! skipped). The work is the same; it is done beside the caller's thread
-//! instead of on it.
+//! skipped). The work is done beside the caller's thread instead of on it,
+//! and costs a little more there: the text is read from another core's
+//! cache, and the helper stays awake for 200 µs after its queue
+//! empties, since a run pushes in bursts.
 //!
 //! The helper can fall behind (a busy machine, many pushes in a row). A
 //! call then builds the sketch of any result it needs except the newest on
