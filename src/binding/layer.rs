@@ -311,12 +311,16 @@ fn elements_of(js: Js, list: Handle) -> Result<Vec<Handle>> {
     (0..js.plain_array_len(list)?).map(|i| js.element(list, i)).collect()
 }
 
-/// The slots of a fast call: its first argument, a `Float64Array`.
-fn slots_of<'a>(js: Js, view: Handle) -> Result<&'a mut [f64]> {
+/// Runs `body` with the slots of a fast call (its first argument, a
+/// `Float64Array`). Nothing in `body` may run JavaScript: a nested check
+/// (from a getter) writes the same array, so the slice must not live
+/// across a call into JavaScript.
+fn with_slots<R>(js: Js, view: Handle, body: impl FnOnce(&mut [f64]) -> R) -> Result<R> {
     match js.float64_array(view)? {
-        // SAFETY: the layer's own array, alive for this call; nothing in
-        // the call detaches it (its buffer never reaches user code).
-        Some((data, len)) => Ok(unsafe { std::slice::from_raw_parts_mut(data, len) }),
+        // SAFETY: the layer's own array, alive for this call; its buffer
+        // never reaches user code, so nothing detaches it, and no
+        // JavaScript runs while the slice lives.
+        Some((data, len)) => Ok(body(unsafe { std::slice::from_raw_parts_mut(data, len) })),
         None => Err(js.type_error("emptyLookupFast: slots must be a Float64Array")),
     }
 }
@@ -331,7 +335,7 @@ unsafe extern "C" fn empty_lookup_reachable(
     unsafe {
         Js::run_variadic(env, info, |js, arguments| {
             let [view] = arguments else { return Err(js.type_error("emptyLookupReachable(slots)")) };
-            let call = SlotCall::read(js, slots_of(js, *view)?)?;
+            let call = with_slots(js, *view, |slots| SlotCall::read(js, slots))??;
             js.boolean(call.is_reachable())
         })
     }
@@ -353,8 +357,7 @@ unsafe extern "C" fn empty_lookup_fast(
 fn fast_joins(js: Js, arguments: &[Handle]) -> Result<Handle> {
     let misuse = || js.type_error("emptyLookupFast(slots, args, ...rootEntries, ...texts): bad arguments");
     let [view, args, rest @ ..] = arguments else { return Err(misuse()) };
-    let slots = slots_of(js, *view)?;
-    let call = SlotCall::read(js, slots)?;
+    let call = with_slots(js, *view, |slots| SlotCall::read(js, slots))??;
     let root_items = call.root.map_or(0, |count| count * 2);
     let listed;
     let rest = match rest {
@@ -405,14 +408,21 @@ fn fast_joins(js: Js, arguments: &[Handle]) -> Result<Handle> {
     let entry_of = |join: &Join<Handle>| {
         (join.path_depth == 1).then(|| root.chunks_exact(2).position(|pair| pair[1] == join.leaf)).flatten()
     };
-    let fits = joins.len() * 3 <= slots.len();
-    if fits && call.root.is_some() && joins.iter().all(|join| entry_of(join).is_some()) {
-        for (slot, join) in slots.chunks_exact_mut(3).zip(&joins) {
-            slot[0] = entry_of(join).expect("checked above") as f64;
-            slot[1] = join.ground as f64;
-            slot[2] = packed_quote(&join.quote);
+    if call.root.is_some() && joins.iter().all(|join| entry_of(join).is_some()) {
+        let written = with_slots(js, *view, |slots| {
+            if joins.len() * 3 > slots.len() {
+                return false;
+            }
+            for (slot, join) in slots.chunks_exact_mut(3).zip(&joins) {
+                slot[0] = entry_of(join).expect("checked above") as f64;
+                slot[1] = join.ground as f64;
+                slot[2] = packed_quote(&join.quote);
+            }
+            true
+        })?;
+        if written {
+            return js.number(joins.len() as f64);
         }
-        return js.number(joins.len() as f64);
     }
     joins_to_js(js, &joins, |index| js.string(&call.results[index].name))
 }
