@@ -13,9 +13,11 @@
 //   list once, and building the result objects from a compact answer with
 //   the prose templates the native side owns;
 // - native: which results are grounds, the leaf walk, the fence, and which
-//   leaf is grounded by which result (`emptyLookupJoins`, `corpusJoins`;
-//   the first takes its strings as arguments, so they cross in one call,
-//   and keeps the lowered texts it is asked to between calls).
+//   leaf is grounded by which result (`emptyLookupReachable` and
+//   `emptyLookupFast`, which take their numbers through one shared
+//   Float64Array and keep the lowered texts they are asked to between
+//   calls; `emptyLookupJoins`, the general path for calls too large for
+//   that, which takes its strings as arguments; `corpusJoins`).
 //
 
 const native = require('../index.js');
@@ -100,8 +102,10 @@ function partsOf(who, call) {
 
 /**
  * Whether every unit of `text` is ASCII: only then does its UTF-8 length
- * equal its length. V8 answers this with SIMD for a one-byte string, and it
- * lets the native side read the text one byte per unit.
+ * equal its length. V8 answers this with SIMD for a one-byte string once
+ * the caller is optimised, and it lets the native side read the text one
+ * byte per unit. A corpus does not use it: its push reads the text as
+ * UTF-16 and narrows it natively.
  */
 const isAscii = (text) => Buffer.byteLength(text, 'utf8') === text.length;
 
