@@ -170,14 +170,7 @@ fn joins_of_items(js: Js, arguments: &[Handle]) -> Result<Handle> {
         let producer = js.utf16(name)?;
         let units = js.string_len(text)?;
         if is_declared_ground(&arguments_from, &producer, units) {
-            grounds.grounds.push(LiveGround {
-                index,
-                producer: producer.into(),
-                text,
-                units,
-                ascii: code & 1 == 1,
-                id: code >> 1,
-            });
+            grounds.grounds.push(LiveGround::new(index, producer.into(), text, units, code));
         }
     }
     if Grounding::<napi::Error>::is_unreachable(&grounds) {
@@ -390,14 +383,7 @@ fn fast_joins(js: Js, arguments: &[Handle]) -> Result<Handle> {
     // one that is not would fail to read with napi's own error.
     for (index, (result, &text)) in call.results.iter().zip(texts).enumerate() {
         if is_declared_ground(&call.from, &result.name, result.units) {
-            grounds.grounds.push(LiveGround {
-                index,
-                producer: Rc::clone(&result.name),
-                text,
-                units: result.units,
-                ascii: result.code & 1 == 1,
-                id: result.code >> 1,
-            });
+            grounds.grounds.push(LiveGround::new(index, Rc::clone(&result.name), text, result.units, result.code));
         }
     }
     if Grounding::<napi::Error>::is_unreachable(&grounds) {
@@ -408,13 +394,14 @@ fn fast_joins(js: Js, arguments: &[Handle]) -> Result<Handle> {
     let entry_of = |join: &Join<Handle>| {
         (join.path_depth == 1).then(|| root.chunks_exact(2).position(|pair| pair[1] == join.leaf)).flatten()
     };
-    if call.root.is_some() && joins.iter().all(|join| entry_of(join).is_some()) {
+    let entries: Option<Vec<usize>> = call.root.and_then(|_| joins.iter().map(entry_of).collect());
+    if let Some(entries) = entries {
         let written = with_slots(js, *view, |slots| {
             if joins.len() * 3 > slots.len() {
                 return false;
             }
-            for (slot, join) in slots.chunks_exact_mut(3).zip(&joins) {
-                slot[0] = entry_of(join).expect("checked above") as f64;
+            for ((slot, join), entry) in slots.chunks_exact_mut(3).zip(&joins).zip(entries) {
+                slot[0] = entry as f64;
                 slot[1] = join.ground as f64;
                 slot[2] = packed_quote(&join.quote);
             }

@@ -85,6 +85,14 @@ pub(super) struct LiveGround {
     pub(super) id: u64,
 }
 
+impl LiveGround {
+    /// Result `index`, its producer and text, and the code the layer gave
+    /// the text: `id * 2 + ascii`.
+    pub(super) fn new(index: usize, producer: Rc<[u16]>, text: Handle, units: usize, code: u64) -> Self {
+        LiveGround { index, producer, text, units, ascii: code & 1 == 1, id: code >> 1 }
+    }
+}
+
 /// A call's declared grounds as live strings. A text with an id the cache
 /// holds is not read at all; any other is read and lower-cased when the
 /// scan reaches it, into the cache when it has an id and fits, else into
