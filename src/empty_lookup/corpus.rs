@@ -19,7 +19,7 @@
 
 use super::arena::{Span, TextArena};
 use super::ground::{is_declared_ground, narrow_lowered_into, GroundText, Grounding};
-use super::sketch::{GramSketch, MIN_SKETCHED_TEXT};
+use super::sketch::GramSketch;
 use super::sketcher::{PendingSketch, Sketching};
 use crate::js_string::to_lower;
 use std::cell::Cell;
@@ -123,7 +123,7 @@ impl ProducedCorpus {
     /// The sketch of the text at `span`, built now or asked of the helper.
     fn sketch(&self, span: Span) -> Sketch {
         let text = self.arena.text(span);
-        if text.len() < MIN_SKETCHED_TEXT {
+        if !GramSketch::is_worth_it(text.len()) {
             return Sketch::None;
         }
         if self.sketching == Sketching::Background {

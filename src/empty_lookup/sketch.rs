@@ -78,9 +78,7 @@ impl GramSketch {
     /// The sketch of a lowered ASCII text, or `None` when the text is too
     /// short to be worth one.
     pub fn of_text(text: &[u8]) -> Option<Self> {
-        // Token starts are counted in `u32`; no JavaScript string is
-        // longer, but a Rust caller's text could be.
-        if text.len() < MIN_SKETCHED_TEXT || u32::try_from(text.len()).is_err() {
+        if !Self::is_worth_it(text.len()) {
             return None;
         }
         // At least one bit per byte: a text has about one anchored token
@@ -138,6 +136,14 @@ impl GramSketch {
         ((bit >> 6) as usize & (self.words.len() - 1), 1 << (bit & 63))
     }
 
+    /// Whether a text of `len` bytes gets a sketch: not when it is so short
+    /// that searching it costs about as much as asking the sketch. Token
+    /// starts are counted in `u32`; no JavaScript string is longer, but a
+    /// Rust caller's text could be.
+    pub fn is_worth_it(len: usize) -> bool {
+        len >= MIN_SKETCHED_TEXT && u32::try_from(len).is_ok()
+    }
+
     /// The filter's size for a text of `len` bytes: at least one bit per
     /// byte.
     fn log_bits_for(len: usize) -> u32 {
@@ -147,7 +153,7 @@ impl GramSketch {
     /// The heap the sketch of a text of `len` bytes keeps (0 for a text too
     /// short to be sketched), known before it is built.
     pub fn heap_bytes_for(len: usize) -> usize {
-        if len < MIN_SKETCHED_TEXT || u32::try_from(len).is_err() {
+        if !Self::is_worth_it(len) {
             return 0;
         }
         (1 << (Self::log_bits_for(len) - 6)) * 8
