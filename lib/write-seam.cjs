@@ -266,11 +266,6 @@ function fitsFast(from, names) {
   if (from.length + names.length > MAX_NAME_IDS || 4 + from.length + 3 * names.length > SLOT_COUNT) return false;
   for (let i = 0; i < from.length; i++) if (from[i].length > MAX_NAME_UNITS) return false;
   for (let i = 0; i < names.length; i++) if (names[i].length > MAX_NAME_UNITS) return false;
-  // Ids are reused from the start when they run out, never within a call.
-  if (nextNameId + from.length + names.length > MAX_NAME_IDS) {
-    nameIds = new Map();
-    nextNameId = 0;
-  }
   return true;
 }
 
@@ -287,6 +282,11 @@ const lastCodes = [];
 /** Writes a call's slots (see the binding); `root` is the root's entries, flat, or null. Returns how many it wrote. */
 function fillSlots(from, names, texts, root, spread) {
   fills++;
+  // Ids are reused from the start when they run out, never within a fill.
+  if (nextNameId + from.length + names.length > MAX_NAME_IDS) {
+    nameIds = new Map();
+    nextNameId = 0;
+  }
   if (lastIds !== nameIds) {
     lastIds = nameIds;
     lastNames.length = 0;
