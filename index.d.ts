@@ -30,10 +30,9 @@ export declare class ProducedCorpus {
   push(result: ProducedResult): void
   /**
    * Forgets every result pushed, so the corpus can serve another run, and
-   * frees the memory they took for the next pushes on this thread (up to
-   * 16 MiB is kept for reuse; see the README). A run's owner should call
-   * it when the run ends: until then, or until the corpus is garbage
-   * collected, its texts stay in memory.
+   * frees the memory they took. A run's owner should call it when the run
+   * ends: until then, or until the corpus is garbage collected, its texts
+   * stay in memory.
    */
   clear(): void
   /** How many results were pushed. */
@@ -89,6 +88,19 @@ export declare class ScaffoldingFilter {
    * returns a fresh array.
    */
   get strippedSpans(): Array<string>
+  /**
+   * Whether the filter holds nothing: no partial marker, no open span,
+   * no text or strip still owed by an `onStrip` that threw. An idle
+   * filter's `flush()` returns `''`, and a chunk with none of
+   * `startUnits` fed to it comes back unchanged.
+   */
+  get idle(): boolean
+  /**
+   * Every UTF-16 unit a match of this filter's patterns can begin with
+   * (for the default patterns, `'<'`), each once. No markup can start in
+   * a chunk that has none of them.
+   */
+  get startUnits(): string
 }
 
 /** One witness of a finding. */

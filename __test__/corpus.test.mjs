@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
 import { inChild, rng } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
@@ -140,15 +139,16 @@ describe('ProducedCorpus', () => {
     assert.throws(() => ProducedCorpus.prototype.clear.call({}), TypeError);
   });
 
-  it('builds sketches on a helper thread unless SEAMGUARD_SKETCH_THREAD=0, with the same answers', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
-    // Each child pushes long results, judges a call after every push
-    // (against the stateless check), clears its corpus while sketches may
-    // still be queued, and names its threads.
+  it('works on the caller\'s thread: no thread is started, and clear() at any time changes no answer', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
+    // Each child counts its threads, pushes long (sketched) results, judges
+    // a call after every push against the stateless check, clears its
+    // corpus at once, and counts its threads again.
     const body = `
-      import { readdirSync, readFileSync } from 'node:fs';
+      import { readdirSync } from 'node:fs';
       const EMPTY = m.readLookupResult([], false);
       const call = (args) => ({ toolName: 't', toolCallId: 'c', args, argumentsFrom: ['inventory'], reading: EMPTY });
       const text = (run, i) => Array.from({ length: 600 }, (_, k) => '{"wwpn":"20:00:00:25:b5:' + run + i + ':' + (k % 10) + 'a:' + k + '"}').join('\\n');
+      const before = readdirSync('/proc/self/task').length;
       let joins = 0;
       for (let run = 0; run < 30; run++) {
         const corpus = new m.ProducedCorpus();
@@ -162,34 +162,13 @@ describe('ProducedCorpus', () => {
           if (got !== JSON.stringify(m.emptyLookupOf(c, produced, i))) throw new Error('run ' + run + ' step ' + i + ': ' + got);
           joins += JSON.parse(got).findings.length;
         }
-        // Cleared at once, while the helper may still hold its texts.
         corpus.clear();
       }
-      const names = readdirSync('/proc/self/task').map((task) => readFileSync('/proc/self/task/' + task + '/comm', 'utf8').trim());
-      console.log(joins, names.includes('seamguard-sketc'));
+      console.log(joins, readdirSync('/proc/self/task').length - before);
     `;
-    const inline = inChild(body, { env: { SEAMGUARD_SKETCH_THREAD: '0' } });
-    assert.equal(inline.status, 0, inline.stderr);
-    assert.equal(inline.stdout.trim(), '480 false');
-    const helped = inChild(body);
-    assert.equal(helped.status, 0, helped.stderr);
-    // A single-core machine keeps sketches on the caller's thread.
-    assert.equal(helped.stdout.trim(), `480 ${availableParallelism() > 1}`);
-  });
-
-  it('tells V8 about the native memory it keeps, and takes it back on clear()', () => {
-    const reported = require('../index.js').corpusReportedBytes;
-    const corpus = new ProducedCorpus();
-    assert.equal(reported(corpus), 0);
-    const ascii = 'x'.repeat(100_000);
-    corpus.push({ toolName: 'p', text: ascii });
-    // The text, one byte a unit, and its sketch of 2^17 bits.
-    const one = reported(corpus);
-    assert.ok(one >= 100_000 + 16_384 && one < 100_000 + 16_384 + 4096, `${one}`);
-    corpus.push({ toolName: 'p', text: 'Ł'.repeat(50_000) });
-    assert.ok(reported(corpus) >= one + 100_000, `${reported(corpus)}`);
-    corpus.clear();
-    assert.equal(reported(corpus), 0);
+    const child = inChild(body);
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout.trim(), '480 0');
   });
 
   it('is the generated class', () => {

@@ -21,6 +21,3 @@ pub mod scaffolding;
 // leaves out, so there they look unused.
 #[cfg_attr(test, allow(dead_code))]
 mod binding;
-
-#[cfg(feature = "mimalloc")]
-mod allocator;

@@ -1,16 +1,17 @@
 //! `readLookupResult`, `emptyLookupOf` and `ProducedCorpus`, with
-//! agentfootprint's typings (the hidden helpers of the JavaScript layer are
-//! in [`super::layer`]).
+//! agentfootprint's typings.
 //!
 //! The call is received as a raw JavaScript object and read by hand: its
 //! `reading` key is required but may hold `undefined`, which no derived
-//! conversion can express, and its `args` are walked live (getters, Proxy
-//! traps and cycles included) through [`LiveArgs`].
+//! conversion can express; every field of the wrong type is a `TypeError`
+//! naming it; and its `args` are walked live (getters, Proxy traps and
+//! cycles included) through [`LiveArgs`]. Each export reads its arguments
+//! once, calls the core, and builds the answer once; nothing is kept
+//! between calls but what a `ProducedCorpus` holds.
 
 use super::js::{Handle, IsArray, Js};
-use super::layer::{joins_to_js, tool_names};
-use super::live::LiveArgs;
-use crate::empty_lookup::{self as core, corpus, ground::Grounding, CallParts, Produced};
+use super::live::{LiveArgs, LiveGround, LiveGrounds};
+use crate::empty_lookup::{self as core, corpus, ground::is_declared_ground, CallParts};
 use napi::bindgen_prelude::{ObjectFinalize, Unknown, Utf16String};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -290,22 +291,27 @@ pub fn empty_lookup_of<'env>(
     let epoch = js.f64(epoch)?;
     let reading = read_reading(js, "emptyLookupOf", call)?;
 
-    let encounter = core::empty_lookup_of(&mut args, reading, epoch, |args| {
+    let encounter = core::empty_lookup_with(&mut args, reading, epoch, |args| {
         let parts = read_call_parts(js, "emptyLookupOf", call, args)?;
-        let mut results = Vec::new();
+        let mut grounds = LiveGrounds { js, grounds: Vec::new() };
         for i in 0..args.is_array.len(produced)? {
             let entry = js.element(produced, i as u32)?;
             if js.type_of(entry)? != ValueType::Object {
                 return Err(bad(&format!("produced[{i}]"), "an object with toolName and text", entry));
             }
-            results.push(Produced {
-                tool_name: string_at(js, entry, c"toolName", &|| {
-                    format!("emptyLookupOf: produced[{i}].toolName")
-                })?,
-                text: string_at(js, entry, c"text", &|| format!("emptyLookupOf: produced[{i}].text"))?,
-            });
+            let producer =
+                string_at(js, entry, c"toolName", &|| format!("emptyLookupOf: produced[{i}].toolName"))?;
+            let text = js.get(entry, c"text")?;
+            if js.type_of(text)? != ValueType::String {
+                return Err(bad(&format!("produced[{i}].text"), "a string", text));
+            }
+            // Only a declared ground's text is ever read, and only when the
+            // search reaches it.
+            if is_declared_ground(&parts.arguments_from, &producer, js.string_len(text)?) {
+                grounds.grounds.push(LiveGround { index: i, producer, text });
+            }
         }
-        Ok((parts, results))
+        Ok((parts, grounds))
     })?;
     Ok(js.unknown(encounter_to_js(js, &encounter)?))
 }
@@ -456,13 +462,6 @@ impl ProducedCorpus {
         }
         Ok(())
     }
-
-    /// Appends `text` and reports the memory it took.
-    fn push_reported(&mut self, js: Js, tool_name: &[u16], text: Handle) -> Result<()> {
-        let pushed = push_text(js, &mut self.inner, tool_name, text);
-        self.report_memory(js)?;
-        pushed
-    }
 }
 
 impl ObjectFinalize for ProducedCorpus {
@@ -502,18 +501,15 @@ impl ProducedCorpus {
         }
         let tool_name =
             string_at(js, result, c"toolName", &|| "ProducedCorpus.push: result.toolName".into())?;
-        let text = js.get(result, c"text")?;
-        if js.type_of(text)? != ValueType::String {
-            return Err(js.wrong_type("ProducedCorpus.push: result.text", "a string", text));
-        }
-        self.push_reported(js, &tool_name, text)
+        let text = string_at(js, result, c"text", &|| "ProducedCorpus.push: result.text".into())?;
+        self.inner.push_units(&tool_name, &text);
+        self.report_memory(js)
     }
 
     /// Forgets every result pushed, so the corpus can serve another run, and
-    /// frees the memory they took for the next pushes on this thread (up to
-    /// 16 MiB is kept for reuse; see the README). A run's owner should call
-    /// it when the run ends: until then, or until the corpus is garbage
-    /// collected, its texts stay in memory.
+    /// frees the memory they took. A run's owner should call it when the run
+    /// ends: until then, or until the corpus is garbage collected, its texts
+    /// stay in memory.
     #[napi(catch_unwind)]
     pub fn clear(&mut self, env: &Env) -> Result<()> {
         self.inner.clear();
@@ -562,79 +558,4 @@ impl ProducedCorpus {
         })?;
         Ok(js.unknown(encounter_to_js(js, &encounter)?))
     }
-}
-
-/// `ProducedCorpus.push` for the JavaScript layer, which has checked the
-/// fields.
-#[napi(skip_typescript, catch_unwind, js_name = "corpusPush")]
-pub fn corpus_push(env: &Env, corpus: &mut ProducedCorpus, tool_name: Unknown, text: Unknown) -> Result<()> {
-    let js = Js::new(env);
-    let [tool_name, text] = [tool_name.raw(), text.raw()];
-    for value in [tool_name, text] {
-        if js.type_of(value)? != ValueType::String {
-            return Err(js.wrong_type("corpusPush: toolName and text", "strings", value));
-        }
-    }
-    corpus.push_reported(js, &js.utf16(tool_name)?, text)
-}
-
-/// Appends `text` to a corpus. It is read as UTF-16 units into a buffer this
-/// thread keeps, and narrowed from there into the corpus's arena when every
-/// unit is ASCII, so no caller has to say whether it is.
-fn push_text(js: Js, corpus: &mut corpus::ProducedCorpus, tool_name: &[u16], text: Handle) -> Result<()> {
-    with_unit_scratch(|units| {
-        js.utf16_into(text, units)?;
-        corpus.push_units(tool_name, units);
-        Ok(())
-    })
-}
-
-/// A scratch buffer of UTF-16 units larger than this is freed after use
-/// rather than kept for the next text.
-const KEPT_SCRATCH_UNITS: usize = 1 << 20;
-
-thread_local! {
-    /// The units of the text being read, kept between reads so that a read
-    /// does not fault in fresh pages.
-    static UNIT_SCRATCH: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// Runs `body` with this thread's unit scratch (empty, or a fresh one when
-/// the scratch is in use further up the stack).
-fn with_unit_scratch<R>(body: impl FnOnce(&mut Vec<u16>) -> R) -> R {
-    let mut units = UNIT_SCRATCH.take();
-    let answer = body(&mut units);
-    if units.capacity() <= KEPT_SCRATCH_UNITS {
-        units.clear();
-        UNIT_SCRATCH.set(units);
-    }
-    answer
-}
-
-/// `corpusReportedBytes(corpus)`: the native memory last reported to V8 for
-/// the corpus, for tests.
-#[napi(skip_typescript, catch_unwind, js_name = "corpusReportedBytes")]
-pub fn corpus_reported_bytes(corpus: &ProducedCorpus) -> f64 {
-    corpus.reported as f64
-}
-
-/// The fast path's native half for a corpus: like `emptyLookupJoins`,
-/// with the corpus as the produced list (`producer` is the tool's name).
-#[napi(skip_typescript, catch_unwind, js_name = "corpusJoins")]
-pub fn corpus_joins<'env>(
-    env: &'env Env,
-    corpus: &ProducedCorpus,
-    args: Unknown,
-    arguments_from: Unknown,
-) -> Result<Unknown<'env>> {
-    let js = Js::new(env);
-    let arguments_from = tool_names(js, arguments_from.raw(), "corpusJoins: argumentsFrom")?;
-    let mut grounds = corpus.inner.grounds(&arguments_from);
-    if Grounding::<napi::Error>::is_unreachable(&grounds) {
-        return Ok(js.unknown(js.null()?));
-    }
-    let joins = core::joins(&mut LiveArgs::new(js), args.raw(), &mut grounds)?;
-    Ok(js.unknown(joins_to_js(js, &joins, |index| {
-        js.string(Grounding::<napi::Error>::producer(&grounds, index))
-    })?))
 }

@@ -1,16 +1,19 @@
-//! Raw access to JavaScript values for the binding layer.
+//! The few raw Node-API operations the binding needs, each checked.
 //!
-//! The binding reads argument objects whose shape it does not control
-//! (getters, Proxies, cycles), so it works on raw `napi_value` handles with
-//! these few checked operations rather than through typed conversions.
-//! Every operation returns napi's status as an error; when JavaScript threw
-//! (a getter, a Proxy trap), the error is `PendingException` and the
-//! original exception is what reaches the caller.
+//! napi-rs's typed conversions serve where a value's type is fixed (the
+//! filter's chunk and answers, the class methods). They cannot say what the
+//! write seam needs: its arguments are objects whose shape the caller
+//! controls, read exactly as JavaScript reads them (getters and Proxy traps
+//! run, in the rules' order, and a value of the wrong type is an error that
+//! names the field), and its answers must have agentfootprint's key order,
+//! where napi-rs's derived objects put optional keys last. So those are read
+//! and built here, on raw handles. Every operation returns napi's status as
+//! an error; when JavaScript threw (a getter, a Proxy trap), the error is
+//! `PendingException` and the original exception is what reaches the
+//! caller. Nothing here outlives the call it is used in.
 
-use crate::empty_lookup::ground::Lowered;
 use napi::{check_status, sys, Env, Error, Result, Status, ValueType};
 use std::ffi::{CStr, CString};
-use std::mem::MaybeUninit;
 use std::ptr;
 
 pub type Handle = sys::napi_value;
@@ -23,86 +26,6 @@ pub struct Js {
 impl Js {
     pub fn new(env: &Env) -> Self {
         Js { env: env.raw() }
-    }
-
-    pub fn raw_env(&self) -> sys::napi_env {
-        self.env
-    }
-
-    pub fn from_raw(env: sys::napi_env) -> Self {
-        Js { env }
-    }
-
-    /// Every argument of the current call, fetched in one crossing.
-    pub fn arguments(&self, info: sys::napi_callback_info) -> Result<Vec<Handle>> {
-        let mut count = 0;
-        check_status!(unsafe {
-            sys::napi_get_cb_info(
-                self.env,
-                info,
-                &mut count,
-                ptr::null_mut(),
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        })?;
-        let mut arguments = vec![ptr::null_mut(); count];
-        check_status!(unsafe {
-            sys::napi_get_cb_info(
-                self.env,
-                info,
-                &mut count,
-                arguments.as_mut_ptr(),
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        })?;
-        arguments.truncate(count);
-        Ok(arguments)
-    }
-
-    /// Sets `exports[name]` to a native function that takes any number of
-    /// arguments. `body` gets them all at once; its error is thrown (or,
-    /// when JavaScript already threw, left pending), and a panic becomes an
-    /// `Error` instead of crossing into JavaScript.
-    pub fn export_variadic(
-        &self,
-        exports: Handle,
-        name: &CStr,
-        callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Handle,
-    ) -> Result<()> {
-        let mut function = ptr::null_mut();
-        check_status!(unsafe {
-            sys::napi_create_function(
-                self.env,
-                name.as_ptr(),
-                name.count_bytes() as isize,
-                Some(callback),
-                ptr::null_mut(),
-                &mut function,
-            )
-        })?;
-        self.set(exports, name, function)
-    }
-
-    /// Runs the body of a variadic function (see [`Js::export_variadic`]).
-    ///
-    /// # Safety
-    /// `env` and `info` must be the ones napi passed to the callback.
-    pub unsafe fn run_variadic(
-        env: sys::napi_env,
-        info: sys::napi_callback_info,
-        body: impl FnOnce(Js, &[Handle]) -> Result<Handle> + std::panic::UnwindSafe,
-    ) -> Handle {
-        let js = Js::from_raw(env);
-        let outcome = std::panic::catch_unwind(|| body(js, &js.arguments(info)?));
-        let error = match outcome {
-            Ok(Ok(value)) => return value,
-            Ok(Err(error)) => error,
-            Err(_) => Error::new(Status::GenericFailure, "seamguard: a native helper panicked"),
-        };
-        unsafe { napi::JsError::from(error).throw_into(env) };
-        ptr::null_mut()
     }
 
     /// Throws a `TypeError` with `message` and returns the error that lets
@@ -123,8 +46,6 @@ impl Js {
         self.throw(sys::napi_throw_error, message)
     }
 
-    /// Throws through one of napi's `napi_throw_*_error` functions and
-    /// returns the error that lets the exception through to the caller.
     fn throw(
         &self,
         throw: unsafe fn(sys::napi_env, *const std::ffi::c_char, *const std::ffi::c_char) -> sys::napi_status,
@@ -187,13 +108,10 @@ impl Js {
     }
 
     /// Reads a string's UTF-16 code units into `units`, replacing what it
-    /// held, so a caller that keeps the buffer allocates only when a string
-    /// outgrows every earlier one.
+    /// held, so that a caller reading many strings in one call allocates
+    /// only when one outgrows the others.
     pub fn utf16_into(&self, string: Handle, units: &mut Vec<u16>) -> Result<()> {
-        let mut length = 0;
-        check_status!(unsafe {
-            sys::napi_get_value_string_utf16(self.env, string, ptr::null_mut(), 0, &mut length)
-        })?;
+        let length = self.string_len(string)?;
         units.clear();
         // napi writes a terminating NUL, so the buffer needs one unit more.
         units.reserve(length + 1);
@@ -213,56 +131,6 @@ impl Js {
             sys::napi_get_value_string_utf16(self.env, string, ptr::null_mut(), 0, &mut length)
         })?;
         Ok(length)
-    }
-
-    /// Copies a string one byte per UTF-16 unit (each unit cut to its low
-    /// byte, as V8 does) into `buffer`, which must have room for its
-    /// `.length` plus the NUL napi writes after it; answers how many bytes
-    /// hold the text, all of them initialised.
-    pub fn latin1_into(&self, string: Handle, buffer: &mut [MaybeUninit<u8>]) -> Result<usize> {
-        let mut written = 0;
-        check_status!(unsafe {
-            sys::napi_get_value_string_latin1(
-                self.env,
-                string,
-                buffer.as_mut_ptr().cast(),
-                buffer.len(),
-                &mut written,
-            )
-        })?;
-        Ok(written)
-    }
-
-    /// The text of a string lower-cased once, and its `.length`.
-    ///
-    /// `ascii` is the caller's word that every unit is ASCII (the package's
-    /// JavaScript layer learns it from `Buffer.byteLength`, which V8 answers
-    /// with SIMD for one-byte strings): such text is read one byte per unit,
-    /// a plain copy of a one-byte string, into `bytes` (whose allocation is
-    /// reused). Any other text is read as UTF-16 units through `scratch`.
-    pub fn lowered(
-        &self,
-        string: Handle,
-        ascii: bool,
-        mut bytes: Vec<u8>,
-        scratch: &mut Vec<u16>,
-    ) -> Result<(Lowered, usize)> {
-        if ascii {
-            let room = self.string_len(string)? + 1;
-            bytes.clear();
-            bytes.reserve(room);
-            let written = self.latin1_into(string, &mut bytes.spare_capacity_mut()[..room])?;
-            // SAFETY: napi initialised `written` bytes.
-            unsafe { bytes.set_len(written) };
-            // A byte past ASCII shows the word was wrong (V8 cut two-byte
-            // units to their low byte); read the units instead. A cut that
-            // lands in ASCII cannot be seen here, so the word must be true.
-            if let Ok(lowered) = Lowered::of_ascii(bytes) {
-                return Ok((lowered, room - 1));
-            }
-        }
-        self.utf16_into(string, scratch)?;
-        Ok((Lowered::of_units(scratch), scratch.len()))
     }
 
     pub fn f64(&self, number: Handle) -> Result<f64> {
@@ -291,6 +159,13 @@ impl Js {
         Ok(value)
     }
 
+    /// `object[index]`, running getters and Proxy traps.
+    pub fn element(&self, object: Handle, index: u32) -> Result<Handle> {
+        let mut value = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_element(self.env, object, index, &mut value) })?;
+        Ok(value)
+    }
+
     /// The object's own enumerable string keys, as `Object.keys` lists
     /// them (running a Proxy's traps).
     pub fn own_keys(&self, object: Handle) -> Result<Vec<Vec<u16>>> {
@@ -308,51 +183,7 @@ impl Js {
         (0..self.plain_array_len(names)?).map(|i| self.utf16(self.element(names, i)?)).collect()
     }
 
-    /// `object[name] = value`.
-    pub fn set(&self, object: Handle, name: &CStr, value: Handle) -> Result<()> {
-        check_status!(unsafe { sys::napi_set_named_property(self.env, object, name.as_ptr(), value) })
-    }
-
-    /// `object[index]`, running getters and Proxy traps.
-    pub fn element(&self, object: Handle, index: u32) -> Result<Handle> {
-        let mut value = ptr::null_mut();
-        check_status!(unsafe { sys::napi_get_element(self.env, object, index, &mut value) })?;
-        Ok(value)
-    }
-
     /// Whether `value` is a genuine Array (not a Proxy of one).
-    /// Tells V8 that native memory tied to JavaScript objects grew (or,
-    /// negative, shrank) by `change` bytes, so that it weighs that memory
-    /// when it schedules collections.
-    pub fn adjust_external_memory(&self, change: i64) -> Result<()> {
-        let mut total = 0;
-        check_status!(unsafe { sys::napi_adjust_external_memory(self.env, change, &mut total) })?;
-        Ok(())
-    }
-
-    /// The elements of a `Float64Array`, or `None` for any other value.
-    /// The memory stays valid while the array is reachable and not
-    /// detached; the caller uses it within the current call.
-    pub fn float64_array(&self, value: Handle) -> Result<Option<(*mut f64, usize)>> {
-        let (mut kind, mut length, mut data) = (sys::TypedarrayType::int8_array, 0, ptr::null_mut());
-        // Anything but a typed array is napi's invalid argument.
-        let status = unsafe {
-            sys::napi_get_typedarray_info(
-                self.env,
-                value,
-                &mut kind,
-                &mut length,
-                &mut data,
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        };
-        if status != sys::Status::napi_ok || kind != sys::TypedarrayType::float64_array || data.is_null() {
-            return Ok(None);
-        }
-        Ok(Some((data.cast(), length)))
-    }
-
     pub fn is_plain_array(&self, value: Handle) -> Result<bool> {
         let mut is_array = false;
         check_status!(unsafe { sys::napi_is_array(self.env, value, &mut is_array) })?;
@@ -380,10 +211,27 @@ impl Js {
         Ok(equal)
     }
 
-    pub fn global(&self) -> Result<Handle> {
+    /// `globalThis[name]`, looked up now.
+    pub fn global(&self, name: &CStr) -> Result<Handle> {
         let mut global = ptr::null_mut();
         check_status!(unsafe { sys::napi_get_global(self.env, &mut global) })?;
-        Ok(global)
+        self.get(global, name)
+    }
+
+    /// `globalThis[owner][name]` and its receiver, looked up now: the
+    /// built-ins a call uses are read once per call, never kept.
+    pub fn builtin(&self, owner: &CStr, name: &CStr) -> Result<(Handle, Handle)> {
+        let receiver = self.global(owner)?;
+        Ok((receiver, self.get(receiver, name)?))
+    }
+
+    /// Tells V8 that native memory tied to JavaScript objects grew (or,
+    /// negative, shrank) by `change` bytes, so that it weighs that memory
+    /// when it schedules collections.
+    pub fn adjust_external_memory(&self, change: i64) -> Result<()> {
+        let mut total = 0;
+        check_status!(unsafe { sys::napi_adjust_external_memory(self.env, change, &mut total) })?;
+        Ok(())
     }
 
     /// `new Constructor()`.
@@ -396,15 +244,31 @@ impl Js {
     }
 }
 
-/// Building result values. Properties are set in the order given, which is
-/// the order `Object.keys` and `JSON.stringify` report.
+/// Building answers. An object's properties are defined in one call, in
+/// the order given, which is the order `Object.keys` and `JSON.stringify`
+/// report; each is a plain data property, as an object literal's would be.
 impl Js {
     pub fn object(&self, properties: &[(&CStr, Handle)]) -> Result<Handle> {
         let mut object = ptr::null_mut();
         check_status!(unsafe { sys::napi_create_object(self.env, &mut object) })?;
-        for (name, value) in properties {
-            self.set(object, name, *value)?;
-        }
+        let descriptors: Vec<sys::napi_property_descriptor> = properties
+            .iter()
+            .map(|(name, value)| sys::napi_property_descriptor {
+                utf8name: name.as_ptr(),
+                name: ptr::null_mut(),
+                method: None,
+                getter: None,
+                setter: None,
+                value: *value,
+                attributes: sys::PropertyAttributes::writable
+                    | sys::PropertyAttributes::enumerable
+                    | sys::PropertyAttributes::configurable,
+                data: ptr::null_mut(),
+            })
+            .collect();
+        check_status!(unsafe {
+            sys::napi_define_properties(self.env, object, descriptors.len(), descriptors.as_ptr())
+        })?;
         Ok(object)
     }
 
@@ -433,12 +297,6 @@ impl Js {
         Ok(string)
     }
 
-    pub fn null(&self) -> Result<Handle> {
-        let mut null = ptr::null_mut();
-        check_status!(unsafe { sys::napi_get_null(self.env, &mut null) })?;
-        Ok(null)
-    }
-
     pub fn number(&self, value: f64) -> Result<Handle> {
         let mut number = ptr::null_mut();
         check_status!(unsafe { sys::napi_create_double(self.env, value, &mut number) })?;
@@ -451,102 +309,21 @@ impl Js {
         Ok(boolean)
     }
 
-    /// Hands a built value back to napi-rs as the function's return value.
-    pub fn unknown<'env>(&self, value: Handle) -> napi::bindgen_prelude::Unknown<'env> {
-        // SAFETY: `value` was created in this env during the current call.
-        unsafe { napi::bindgen_prelude::Unknown::from_raw_unchecked(self.env, value) }
-    }
-
     pub fn undefined(&self) -> Result<Handle> {
         let mut undefined = ptr::null_mut();
         check_status!(unsafe { sys::napi_get_undefined(self.env, &mut undefined) })?;
         Ok(undefined)
     }
-}
 
-/// JavaScript built-ins the binding calls, each with the receiver it is
-/// looked up on.
-#[derive(Clone, Copy)]
-pub enum Builtin {
-    ArrayIsArray,
-    /// [`RECORD_ENTRIES`], built on this env's first use.
-    RecordEntries,
-}
-
-/// `Array.isArray` and `Object.entries` in one call, for the args walk:
-/// `null` for an array (a Proxy of one included), else the object's entries
-/// flattened to `[key, value, key, value, …]`. One crossing instead of two,
-/// and no pair array to read per entry; the reads and traps it runs are
-/// exactly those of the two built-ins, in the same order. Every built-in it
-/// uses is captured when it is built, and `Array.from` defines the elements
-/// (no setter on `Array.prototype` can see them).
-const RECORD_ENTRIES: &str = "(function (isArray, entries, from, apply, ArrayOf) {
-  const unpair = (pairs) => (_, j) => pairs[j >> 1][j & 1];
-  return function recordEntries(value) {
-    if (isArray(value)) return null;
-    const pairs = entries(value);
-    return apply(from, ArrayOf, [{ length: pairs.length * 2 }, unpair(pairs)]);
-  };
-})(Array.isArray, Object.entries, Array.from, Reflect.apply, Array)";
-
-/// `[Array, Array.isArray, globalThis, recordEntries]`, per env, held by napi references so that a call does not
-/// look them up by name again (a named lookup from Rust costs a few hundred
-/// nanoseconds). An env's entry is dropped by a cleanup hook when the env
-/// goes away.
-type BuiltinRefs = [sys::napi_ref; 4];
-
-thread_local! {
-    static BUILTINS: std::cell::RefCell<Vec<(usize, BuiltinRefs)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-unsafe extern "C" fn forget_builtins(env: *mut std::ffi::c_void) {
-    BUILTINS.with(|builtins| builtins.borrow_mut().retain(|(known, _)| *known != env as usize));
-}
-
-impl Js {
-    /// `(receiver, function)` of a built-in, as it was on this env's first
-    /// use.
-    pub fn builtin(&self, which: Builtin) -> Result<(Handle, Handle)> {
-        let key = self.env as usize;
-        let known = BUILTINS
-            .with(|builtins| builtins.borrow().iter().find(|(env, _)| *env == key).map(|(_, refs)| *refs));
-        let refs = match known {
-            Some(refs) => refs,
-            None => {
-                let global = self.global()?;
-                let array = self.get(global, c"Array")?;
-                let mut record_entries = ptr::null_mut();
-                check_status!(unsafe {
-                    sys::napi_run_script(self.env, self.str(RECORD_ENTRIES)?, &mut record_entries)
-                })?;
-                let values = [array, self.get(array, c"isArray")?, global, record_entries];
-                let mut refs: BuiltinRefs = [ptr::null_mut(); 4];
-                for (slot, value) in refs.iter_mut().zip(values) {
-                    check_status!(unsafe { sys::napi_create_reference(self.env, value, 1, slot) })?;
-                }
-                check_status!(unsafe {
-                    sys::napi_add_env_cleanup_hook(self.env, Some(forget_builtins), self.env.cast())
-                })?;
-                BUILTINS.with(|builtins| builtins.borrow_mut().push((key, refs)));
-                refs
-            }
-        };
-        let (receiver, function) = match which {
-            Builtin::ArrayIsArray => (refs[0], refs[1]),
-            Builtin::RecordEntries => (refs[2], refs[3]),
-        };
-        Ok((self.referenced(receiver)?, self.referenced(function)?))
-    }
-
-    fn referenced(&self, reference: sys::napi_ref) -> Result<Handle> {
-        let mut value = ptr::null_mut();
-        check_status!(unsafe { sys::napi_get_reference_value(self.env, reference, &mut value) })?;
-        Ok(value)
+    /// Hands a built value back to napi-rs as the function's return value.
+    pub fn unknown<'env>(&self, value: Handle) -> napi::bindgen_prelude::Unknown<'env> {
+        // SAFETY: `value` was created in this env during the current call.
+        unsafe { napi::bindgen_prelude::Unknown::from_raw_unchecked(self.env, value) }
     }
 }
 
-/// `Array.isArray`, looked up once per call: unlike `napi_is_array` it sees
-/// through a Proxy whose target is an array.
+/// `Array.isArray`, looked up the first time a call needs it: unlike
+/// `napi_is_array` it sees through a Proxy whose target is an array.
 pub struct IsArray {
     js: Js,
     array_is_array: Option<(Handle, Handle)>,
@@ -567,7 +344,7 @@ impl IsArray {
         }
         let (array, is_array) = match self.array_is_array {
             Some(found) => found,
-            None => *self.array_is_array.insert(js.builtin(Builtin::ArrayIsArray)?),
+            None => *self.array_is_array.insert(js.builtin(c"Array", c"isArray")?),
         };
         js.bool(js.call(is_array, array, &[value])?)
     }

@@ -1,9 +1,10 @@
-//! The N-API face of the crate. Each submodule converts JavaScript values
-//! once, at the edge, calls the core and converts the answer back; no rule
-//! lives here that a Rust test cannot reach through the core.
+//! The N-API face of the crate. Each submodule reads its JavaScript
+//! arguments once, at the edge, calls the core and builds the answer once;
+//! no rule lives here that a Rust test cannot reach through the core, and
+//! nothing is kept between calls but what the objects a user holds (a
+//! `ProducedCorpus`, a `ScaffoldingFilter`) keep.
 
 mod empty_lookup;
 mod js;
-mod layer;
 mod live;
 mod scaffolding;

@@ -16,13 +16,13 @@
 //! out in front of that call's own.
 
 use std::cell::{Cell, RefCell, RefMut};
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use super::js::{Handle, IsArray, Js};
 use napi::bindgen_prelude::*;
-use napi::{sys, Env, JsString, JsValue, Unknown, ValueType};
+use napi::{sys, Env, JsString, Property, PropertyAttributes, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::scaffolding::{self, Pattern, PresetPattern, Registry};
@@ -187,10 +187,9 @@ impl ToNapiValue for ScaffoldPresets {
 /// `{ [name]: [{ start, end } | { token }, ...] }` from the core's presets,
 /// frozen at every level.
 fn presets_to_js(js: Js) -> Result<Handle> {
-    let object = js.get(js.global()?, c"Object")?;
-    let freeze_fn = js.get(object, c"freeze")?;
+    let (object, freeze_fn) = js.builtin(c"Object", c"freeze")?;
     let freeze = |value: Handle| js.call(freeze_fn, object, &[value]);
-    let presets = js.object(&[])?;
+    let mut presets = Vec::with_capacity(scaffolding::PRESETS.len());
     for preset in &scaffolding::PRESETS {
         let mut entries = Vec::with_capacity(preset.patterns.len());
         for pattern in preset.patterns {
@@ -203,10 +202,11 @@ fn presets_to_js(js: Js) -> Result<Handle> {
             entries.push(freeze(entry)?);
         }
         let name = CString::new(preset.name).expect("preset names have no NUL");
-        let list = freeze(js.array(&entries)?)?;
-        js.set(presets, &name, list)?;
+        presets.push((name, freeze(js.array(&entries)?)?));
     }
-    freeze(presets)
+    let properties: Vec<(&CStr, Handle)> =
+        presets.iter().map(|(name, list)| (name.as_c_str(), *list)).collect();
+    freeze(js.object(&properties)?)
 }
 
 /// Strips a chat model's leaked tool-call markup from streamed answer text,
@@ -217,45 +217,27 @@ fn presets_to_js(js: Js) -> Result<Handle> {
 /// chunking is the reference filter's. Lengths are UTF-16 code units, and
 /// the text is never decoded: lone surrogates pass through, and a pair split
 /// across chunks comes out whole once the outputs are joined.
-#[napi(custom_finalize)]
+#[napi]
 pub struct ScaffoldingFilter {
     state: RefCell<State>,
-    on_strip: Option<FunctionRef<(), ()>>,
+    /// Whether `onStrip` was given. The callback itself is kept on the
+    /// filter's own object (see [`ON_STRIP_KEY`]), not here.
+    has_on_strip: bool,
     /// How many strips `onStrip` has been called for.
     announced: Cell<usize>,
     /// Set while `onStrip` runs.
     announcing: Cell<bool>,
-    /// The word shared with the JavaScript layer (see [`filter_link`]),
-    /// once linked.
-    idle: Cell<Option<IdleWord>>,
 }
 
-/// One `Int32` in an `ArrayBuffer` that the JavaScript layer reads before
-/// every feed: 1 when the filter is idle (nothing held, no span open,
-/// nothing owed, no strip unannounced, not inside `onStrip`), else 0. The
-/// filter keeps the buffer alive with a strong reference, so the word stays
-/// valid for as long as the filter can write it.
-#[derive(Clone, Copy)]
-struct IdleWord {
-    word: *mut i32,
-    buffer: sys::napi_ref,
-}
-
-impl ObjectFinalize for ScaffoldingFilter {
-    fn finalize(self, env: Env) -> Result<()> {
-        if let Some(IdleWord { buffer, .. }) = self.idle.get() {
-            // SAFETY: the reference was made in this env and is deleted once.
-            unsafe { sys::napi_delete_reference(env.raw(), buffer) };
-        }
-        Ok(())
-    }
-}
+/// The `Symbol.for` key under which a filter's object holds its `onStrip`
+/// callback, as a property that is neither enumerable, writable nor
+/// configurable. Held there, the callback and a filter it refers to form a
+/// cycle that the garbage collector sees whole; held by a native reference,
+/// the callback would be a root that keeps its filter alive for ever.
+const ON_STRIP_KEY: &str = "seamguard.onStrip";
 
 struct State {
     core: scaffolding::ScaffoldingFilter,
-    /// The code units of the chunk being fed, kept so that reading an
-    /// argument allocates only when a chunk outgrows every earlier one.
-    chunk: Vec<u16>,
     /// With `onStrip`: the text the current call returns, built up before
     /// the strips are announced, and kept for the next call if the callback
     /// throws.
@@ -269,16 +251,22 @@ impl ScaffoldingFilter {
     /// are a `TypeError` (a `RangeError` for a `maxHeld` that is not a
     /// positive integer) naming the option, and the entry for a pattern.
     #[napi(constructor, catch_unwind, ts_args_type = "options?: ScaffoldingFilterOptions")]
-    pub fn new(env: &Env, options: Unknown) -> Result<Self> {
+    pub fn new(env: &Env, mut this: This, options: Unknown) -> Result<Self> {
         let js = Js::new(env);
         let settings = read_options(js, options.raw())?;
+        if let Some(on_strip) = settings.on_strip {
+            let key = env.symbol_for(ON_STRIP_KEY)?;
+            this.define_properties(&[Property::new()
+                .with_name(env, key)?
+                .with_value(&js.unknown(on_strip))
+                .with_property_attributes(PropertyAttributes::Default)])?;
+        }
         let core = scaffolding::ScaffoldingFilter::with_options(settings.registry, settings.options);
         Ok(ScaffoldingFilter {
-            state: RefCell::new(State { core, chunk: Vec::new(), owed: Vec::new() }),
-            on_strip: settings.on_strip,
+            state: RefCell::new(State { core, owed: Vec::new() }),
+            has_on_strip: settings.on_strip.is_some(),
             announced: Cell::new(0),
             announcing: Cell::new(false),
-            idle: Cell::new(None),
         })
     }
 
@@ -288,29 +276,48 @@ impl ScaffoldingFilter {
     /// chunk returns `''` and changes nothing. Throws a `TypeError` when
     /// `chunk` is not a string.
     #[napi(catch_unwind, ts_args_type = "chunk: string", ts_return_type = "string")]
-    pub fn feed<'env>(&self, env: &'env Env, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
+    pub fn feed<'env>(&self, env: &'env Env, this: This, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
         let js = Js::new(env);
-        Ok(js.unknown(self.feed_handle(js, env, chunk.raw())?))
+        let chunk = chunk.raw();
+        let mut state = self.state_for(js, "feed")?;
+        if js.type_of(chunk)? != ValueType::String {
+            return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk));
+        }
+        let units = js.utf16(chunk)?;
+        let State { core, owed } = &mut *state;
+        if !self.has_on_strip {
+            // When the answer is the whole chunk (nothing was held before or
+            // after, nothing stripped), the chunk itself is the answer.
+            let held_before = core.held().len();
+            let text = core.feed_with(&units, |emitted| {
+                if held_before == 0 && emitted.len() == units.len() {
+                    Ok(chunk)
+                } else {
+                    js.string(emitted)
+                }
+            })?;
+            return Ok(js.unknown(text));
+        }
+        core.feed_with(&units, |emitted| owed.extend_from_slice(emitted));
+        drop(state);
+        Ok(js.unknown(self.announce_then_return(js, env, &this)?))
     }
 
     /// Ends the stream: returns the held tail. A partial marker counts as
     /// text after all; so does a span that never closed, unless
     /// `openSpanAtEnd` is `'drop'`. The counters stay, and the filter can be
     /// fed again.
-    #[napi(catch_unwind, ts_return_type = "string")]
-    pub fn flush<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
+    #[napi(catch_unwind, ts_args_type = "", ts_return_type = "string")]
+    pub fn flush<'env>(&self, env: &'env Env, this: This) -> Result<Unknown<'env>> {
         let js = Js::new(env);
         let mut state = self.state_for(js, "flush")?;
-        self.set_idle(false);
         let tail = state.core.flush();
-        if self.on_strip.is_none() {
-            let text = js.string(&tail)?;
-            self.publish_idle(&state);
-            return Ok(js.unknown(text));
+        if !self.has_on_strip {
+            return Ok(js.unknown(js.string(&tail)?));
         }
         state.owed.extend_from_slice(&tail);
         drop(state);
-        Ok(js.unknown(self.announce_then_return(js, env)?))
+        Ok(js.unknown(self.announce_then_return(js, env, &this)?))
     }
 
     /// Total `.length` of every span stripped so far.
@@ -325,54 +332,30 @@ impl ScaffoldingFilter {
     pub fn stripped_spans<'env>(&self, env: &'env Env) -> Result<Vec<JsString<'env>>> {
         self.state.borrow().core.stripped_spans().map(|span| env.create_string_utf16(span)).collect()
     }
+
+    /// Whether the filter holds nothing: no partial marker, no open span,
+    /// no text or strip still owed by an `onStrip` that threw. An idle
+    /// filter's `flush()` returns `''`, and a chunk with none of
+    /// `startUnits` fed to it comes back unchanged.
+    #[napi(getter, catch_unwind)]
+    pub fn idle(&self) -> bool {
+        let Ok(state) = self.state.try_borrow() else { return false };
+        state.core.is_idle()
+            && state.owed.is_empty()
+            && !self.announcing.get()
+            && (!self.has_on_strip || self.announced.get() == state.core.strips().len())
+    }
+
+    /// Every UTF-16 unit a match of this filter's patterns can begin with
+    /// (for the default patterns, `'<'`), each once. No markup can start in
+    /// a chunk that has none of them.
+    #[napi(getter, catch_unwind, ts_return_type = "string")]
+    pub fn start_units(&self) -> Utf16String {
+        Utf16String::from(self.state.borrow().core.registry().start_units())
+    }
 }
 
 impl ScaffoldingFilter {
-    /// `feed(chunk)`, for the generated method and for [`filter_feed`].
-    ///
-    /// A short chunk is read in one call into a buffer on the stack; a
-    /// longer one into the buffer the filter keeps. When the answer is the
-    /// whole chunk (nothing was held before, nothing is held after and
-    /// nothing was stripped) the chunk itself is returned.
-    fn feed_handle(&self, js: Js, env: &Env, chunk: Handle) -> Result<Handle> {
-        let mut state = self.state_for(js, "feed")?;
-        const SHORT: usize = 256;
-        let mut short = [0u16; SHORT];
-        let mut written = 0;
-        let status = unsafe {
-            sys::napi_get_value_string_utf16(js.raw_env(), chunk, short.as_mut_ptr(), SHORT, &mut written)
-        };
-        if status == sys::Status::napi_string_expected {
-            return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk));
-        }
-        napi::check_status!(status)?;
-        self.set_idle(false);
-        let State { core, chunk: kept, owed } = &mut *state;
-        // napi writes at most SHORT - 1 units and a NUL: a full buffer may
-        // have cut the string short.
-        let units: &[u16] = if written < SHORT - 1 {
-            &short[..written]
-        } else {
-            js.utf16_into(chunk, kept)?;
-            kept
-        };
-        if self.on_strip.is_none() {
-            let held_before = core.held().len();
-            let text = core.feed_with(units, |emitted| {
-                if held_before == 0 && emitted.len() == units.len() {
-                    Ok(chunk)
-                } else {
-                    js.string(emitted)
-                }
-            })?;
-            self.publish_idle(&state);
-            return Ok(text);
-        }
-        core.feed_with(units, |emitted| owed.extend_from_slice(emitted));
-        drop(state);
-        self.announce_then_return(js, env)
-    }
-
     /// The state, for a call that changes it; refused from inside
     /// `onStrip`, whose caller is in the middle of a call already.
     fn state_for(&self, js: Js, method: &str) -> Result<RefMut<'_, State>> {
@@ -386,154 +369,28 @@ impl ScaffoldingFilter {
 
     /// Calls `onStrip` for every strip not yet announced, then returns the
     /// owed text. If the callback throws, the text stays owed.
-    fn announce_then_return(&self, js: Js, env: &Env) -> Result<Handle> {
-        if let Some(on_strip) = &self.on_strip {
+    fn announce_then_return(&self, js: Js, env: &Env, this: &This) -> Result<Handle> {
+        {
             let _announcing = Announcing::start(&self.announcing);
-            self.announce(js, env, on_strip)?;
+            let on_strip: Function<Unknown, Unknown> = this.get_property(env.symbol_for(ON_STRIP_KEY)?)?;
+            loop {
+                let index = self.announced.get();
+                let event = {
+                    let state = self.state.borrow();
+                    let Some(strip) = state.core.strip(index) else { break };
+                    strip_event(js, strip)?
+                };
+                // Counted before the call: a strip is announced once, even
+                // when the callback throws.
+                self.announced.set(index + 1);
+                on_strip.call(js.unknown(event))?;
+            }
         }
         let mut state = self.state.borrow_mut();
         let text = js.string(&state.owed)?;
         state.owed.clear();
-        self.publish_idle(&state);
         Ok(text)
     }
-
-    /// Writes the shared word, if the filter is linked.
-    fn set_idle(&self, idle: bool) {
-        if let Some(IdleWord { word, .. }) = self.idle.get() {
-            // SAFETY: the filter holds a strong reference to the buffer, and
-            // JavaScript runs on this thread only between native calls.
-            unsafe { word.write(i32::from(idle)) };
-        }
-    }
-
-    /// Publishes whether a feed could be answered without this filter: it
-    /// holds nothing, no span is open, nothing is owed and (with `onStrip`)
-    /// every strip has been announced. Called at the end of a call that succeeded; every
-    /// call that changes the state clears the word first, so a call that
-    /// fails leaves it clear.
-    fn publish_idle(&self, state: &State) {
-        let idle = state.core.held().is_empty()
-            && !state.core.is_span_open()
-            && state.owed.is_empty()
-            && (self.on_strip.is_none()
-                || (self.announced.get() == state.core.strips().len() && !self.announcing.get()));
-        self.set_idle(idle);
-    }
-
-    fn announce(&self, js: Js, env: &Env, on_strip: &FunctionRef<(), ()>) -> Result<()> {
-        loop {
-            let index = self.announced.get();
-            let event = {
-                let state = self.state.borrow();
-                let Some(strip) = state.core.strip(index) else { return Ok(()) };
-                strip_event(js, strip)?
-            };
-            // Counted before the call: a strip is announced once, even when
-            // the callback throws.
-            self.announced.set(index + 1);
-            js.call(on_strip.borrow_back(env)?.raw(), js.undefined()?, &[event])?;
-        }
-    }
-}
-
-/// Links a filter to the JavaScript layer, once, right after it is built:
-/// returns `[idle, maxPartial, lastUnits, ...openings]`.
-///
-/// - `idle` is an `Int32Array` of one element that the filter keeps up to
-///   date (see [`IdleWord`]);
-/// - `maxPartial` is the most a partial opening literal can hold;
-/// - `lastUnits` holds the last unit of every literal (starts, ends and
-///   tokens), each once: no literal can complete in a text without one;
-/// - `openings` are the span starts and tokens, the literals whose proper
-///   prefixes an idle filter holds back at the end of a feed.
-///
-/// With these the layer answers, without a native call, a feed to an idle
-/// filter whose text (its own held prefix and the chunk) has no last unit:
-/// nothing can be stripped, so the answer is the text less its longest
-/// suffix that is a proper prefix of an opening literal.
-///
-/// `object` must be the filter itself: it is type-tagged, so that
-/// [`filter_feed`] can know it.
-#[napi(skip_typescript, catch_unwind, js_name = "filterLink")]
-pub fn filter_link<'env>(
-    env: &'env Env,
-    filter: &ScaffoldingFilter,
-    object: Unknown,
-) -> Result<Unknown<'env>> {
-    let js = Js::new(env);
-    if filter.idle.get().is_some() {
-        return Err(js.error("filterLink: this filter is linked already"));
-    }
-    let raw = js.raw_env();
-    let mut wrapped = std::ptr::null_mut();
-    let status = unsafe { sys::napi_unwrap(raw, object.raw(), &mut wrapped) };
-    if status != sys::Status::napi_ok || !std::ptr::eq(wrapped.cast_const().cast(), filter) {
-        return Err(js.type_error("filterLink: object must be the filter itself"));
-    }
-    napi::check_status!(unsafe { sys::napi_type_tag_object(raw, object.raw(), &FILTER_TAG) })?;
-    let (mut data, mut buffer, mut view, mut reference) =
-        (std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut());
-    napi::check_status!(unsafe { sys::napi_create_arraybuffer(raw, 4, &mut data, &mut buffer) })?;
-    napi::check_status!(unsafe {
-        sys::napi_create_typedarray(raw, sys::TypedarrayType::int32_array, 1, buffer, 0, &mut view)
-    })?;
-    napi::check_status!(unsafe { sys::napi_create_reference(raw, buffer, 1, &mut reference) })?;
-    filter.idle.set(Some(IdleWord { word: data.cast(), buffer: reference }));
-    {
-        let state = filter.state.borrow();
-        filter.publish_idle(&state);
-    }
-
-    let state = filter.state.borrow();
-    let registry = state.core.registry();
-    let mut last_units: Vec<u16> = Vec::new();
-    let mut openings = Vec::new();
-    for pattern in registry.patterns() {
-        let (literals, opening): (Vec<&[u16]>, &[u16]) = match pattern {
-            Pattern::Span { start, end } => (vec![start, end], start),
-            Pattern::Token { literal } => (vec![literal], literal),
-        };
-        for literal in literals {
-            if let Some(&last) = literal.last() {
-                if !last_units.contains(&last) {
-                    last_units.push(last);
-                }
-            }
-        }
-        openings.push(js.string(opening)?);
-    }
-    let mut items = vec![view, js.number(registry.max_partial() as f64)?, js.string(&last_units)?];
-    items.extend(openings);
-    Ok(js.unknown(js.array(&items)?))
-}
-
-/// The type tag of a linked filter's object. Only [`filter_link`] sets it,
-/// after checking that the object wraps a `ScaffoldingFilter`.
-const FILTER_TAG: sys::napi_type_tag =
-    sys::napi_type_tag { lower: 0x5ea4_6a7d_f17e_2c01, upper: 0x9b3e_0d54_c8a1_77f2 };
-
-/// `filterFeed(filter, chunk)`: `filter.feed(chunk)` for the JavaScript
-/// layer, without napi-rs's per-call class machinery (its identity check
-/// and borrow registry): the filter is known by its type tag and unwrapped
-/// directly. The filter's methods take `&self` and keep their state in a
-/// `RefCell`, so a shared borrow is all a call needs.
-#[napi(skip_typescript, catch_unwind, js_name = "filterFeed")]
-pub fn filter_feed<'env>(env: &'env Env, filter: Unknown, chunk: Unknown) -> Result<Unknown<'env>> {
-    let js = Js::new(env);
-    let raw = js.raw_env();
-    let mut tagged = false;
-    let status = unsafe { sys::napi_check_object_type_tag(raw, filter.raw(), &FILTER_TAG, &mut tagged) };
-    if status != sys::Status::napi_ok || !tagged {
-        return Err(js.type_error("ScaffoldingFilter.feed: the receiver is not a ScaffoldingFilter"));
-    }
-    let mut wrapped = std::ptr::null_mut();
-    napi::check_status!(unsafe { sys::napi_unwrap(raw, filter.raw(), &mut wrapped) })?;
-    // SAFETY: only a filter's own object carries the tag (see
-    // `filter_link`), and the object, an argument of this call, keeps the
-    // wrapped filter alive until the call returns.
-    let filter = unsafe { &*wrapped.cast_const().cast::<ScaffoldingFilter>() };
-    Ok(js.unknown(filter.feed_handle(js, env, chunk.raw())?))
 }
 
 /// Marks the filter as inside `onStrip` for as long as it lives, so the
@@ -566,7 +423,7 @@ fn strip_event(js: Js, strip: scaffolding::Strip<'_>) -> Result<Handle> {
 struct Settings {
     registry: Arc<Registry>,
     options: scaffolding::Options,
-    on_strip: Option<FunctionRef<(), ()>>,
+    on_strip: Option<Handle>,
 }
 
 const OPTION_NAMES: [&str; 4] = ["patterns", "openSpanAtEnd", "onStrip", "maxHeld"];
@@ -624,7 +481,7 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
         if js.type_of(on_strip)? != ValueType::Function {
             return Err(js.wrong_type("ScaffoldingFilter: options.onStrip", "a function", on_strip));
         }
-        settings.on_strip = Some(unsafe { FunctionRef::from_napi_value(js.raw_env(), on_strip)? });
+        settings.on_strip = Some(on_strip);
     }
 
     let max_held = js.get(options, c"maxHeld")?;

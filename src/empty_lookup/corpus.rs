@@ -5,39 +5,31 @@
 //! result pushed so far, in push order: the same grounds, the same first
 //! ground for each needle. What changes is the cost: a result's text is
 //! lower-cased once, when it is pushed, and a call pays only for its search,
-//! which a sketch of each ASCII text ([`super::sketch`]) cuts short for most
-//! of the results that cannot hold the needle. Sketches are built on a
-//! helper thread when there is one ([`super::sketcher`]); a call that needs
-//! one not built yet searches in full or builds it itself.
+//! which a sketch of each long ASCII text ([`super::sketch`]) cuts short for
+//! most of the results that cannot hold the needle.
+//!
+//! Everything happens on the caller's thread, inside the call that asks for
+//! it: `push` lowers the text and builds its sketch before it returns. The
+//! corpus keeps nothing anywhere but in itself, and [`ProducedCorpus::clear`]
+//! or dropping it frees all of it.
 //!
 //! Memory: per result, its lower-cased text (one byte per UTF-16 unit when
 //! the text is ASCII, two otherwise), for ASCII text of 512 units or more a
-//! sketch of one bit per unit, and a small fixed record; each distinct tool
-//! name is kept once. ASCII texts live in the blocks of a [`TextArena`],
-//! which may leave the tail of a block unused. The original text is not
-//! kept.
+//! sketch of one to two bits per unit, and a small fixed record; each
+//! distinct tool name is kept once. The original text is not kept.
 
-use super::arena::{Span, TextArena};
-use super::ground::{is_declared_ground, narrow_lowered_into, GroundText, Grounding};
+use super::ground::{is_declared_ground, GroundText, Grounding, Lowered};
 use super::sketch::GramSketch;
-use super::sketcher::{PendingSketch, Sketching};
-use crate::js_string::to_lower;
-use std::cell::Cell;
-use std::convert::Infallible;
-use std::mem::MaybeUninit;
-use std::sync::Arc;
 
 /// Every result served in a run so far, lower-cased.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct ProducedCorpus {
     /// Each distinct producer name once, in the order first seen.
     tools: Vec<Vec<u16>>,
     entries: Vec<Entry>,
-    arena: TextArena,
-    sketching: Sketching,
-    /// What the corpus keeps outside the arena, in bytes, counted as it
-    /// grows (see [`Self::external_bytes`]).
-    kept_outside: usize,
+    /// What the corpus keeps, in bytes, counted as it grows (see
+    /// [`Self::external_bytes`]).
+    kept: usize,
 }
 
 #[derive(Debug)]
@@ -49,26 +41,11 @@ struct Entry {
 
 #[derive(Debug)]
 enum Kept {
-    /// Lowered ASCII, one byte per unit, in the arena.
-    Ascii { span: Span, sketch: Sketch },
+    /// Lowered ASCII, one byte per unit, with its sketch when the text is
+    /// long enough to be worth one.
+    Ascii { text: Box<[u8]>, sketch: Option<GramSketch> },
     /// Lowered UTF-16 units.
-    Wide(Vec<u16>),
-}
-
-/// An ASCII text's sketch.
-#[derive(Debug)]
-enum Sketch {
-    /// None: the text is too short to be worth one.
-    None,
-    Built(GramSketch),
-    /// Asked of the helper thread; it reads the text in the arena.
-    Pending(Arc<PendingSketch>),
-}
-
-impl Default for ProducedCorpus {
-    fn default() -> Self {
-        Self::with_sketching(Sketching::default_for_process())
-    }
+    Wide(Box<[u16]>),
 }
 
 impl ProducedCorpus {
@@ -76,80 +53,42 @@ impl ProducedCorpus {
         Self::default()
     }
 
-    /// A corpus that builds its sketches as `sketching` says (see
-    /// [`super::sketcher`]).
-    pub fn with_sketching(sketching: Sketching) -> Self {
-        ProducedCorpus { tools: Vec::new(), entries: Vec::new(), arena: TextArena::new(), sketching, kept_outside: 0 }
-    }
-
     fn tool(&mut self, tool_name: &[u16]) -> usize {
         match self.tools.iter().position(|known| known == tool_name) {
             Some(tool) => tool,
             None => {
                 self.tools.push(tool_name.to_vec());
-                self.kept_outside += tool_name.len() * 2;
+                self.kept += tool_name.len() * 2;
                 self.tools.len() - 1
             }
         }
     }
 
-    /// Appends a result given as UTF-16 units. ASCII text is narrowed and
-    /// lower-cased straight into the arena, in one pass.
+    /// Appends a result given as UTF-16 units: lowers it (narrowed to one
+    /// byte per unit when it is all ASCII) and, for a long ASCII text,
+    /// builds its sketch.
     pub fn push_units(&mut self, tool_name: &[u16], text: &[u16]) {
-        let ascii = Cell::new(false);
-        let fill = |spare: &mut [MaybeUninit<u8>]| {
-            ascii.set(narrow_lowered_into(text, spare));
-            Ok::<_, Infallible>(text.len())
-        };
         let tool = self.tool(tool_name);
-        // SAFETY: `narrow_lowered_into` writes one byte per unit, as `fill`
-        // reports.
-        let kept = match unsafe { self.arena.append_with(text.len(), fill, |_| ascii.get()) } {
-            Ok(Some(span)) => {
-                self.kept_outside += GramSketch::heap_bytes_for(span.len());
-                Kept::Ascii { span, sketch: self.sketch(span) }
+        let kept = match Lowered::of_units(text) {
+            Lowered::Ascii(bytes) => {
+                let text = bytes.into_boxed_slice();
+                let sketch = GramSketch::of_text(&text);
+                self.kept += text.len() + sketch.as_ref().map_or(0, GramSketch::heap_bytes);
+                Kept::Ascii { text, sketch }
             }
-            Ok(None) => {
-                let units = to_lower(text).into_owned();
-                self.kept_outside += units.capacity() * 2;
+            Lowered::Wide(units) => {
+                let units = units.into_boxed_slice();
+                self.kept += units.len() * 2;
                 Kept::Wide(units)
             }
-            Err(never) => match never {},
         };
-        self.kept_outside += std::mem::size_of::<Entry>();
+        self.kept += std::mem::size_of::<Entry>();
         self.entries.push(Entry { tool, text: kept });
     }
 
-    /// The sketch of the text at `span`, built now or asked of the helper.
-    fn sketch(&self, span: Span) -> Sketch {
-        let text = self.arena.text(span);
-        if !GramSketch::is_worth_it(text.len()) {
-            return Sketch::None;
-        }
-        if self.sketching == Sketching::Background {
-            // SAFETY: the arena keeps the text, unchanged, until the corpus
-            // is dropped or cleared, and `Drop` cancels every job first.
-            if let Some(pending) = unsafe { PendingSketch::queue(text) } {
-                return Sketch::Pending(pending);
-            }
-        }
-        GramSketch::of_text(text).map_or(Sketch::None, Sketch::Built)
-    }
-
-    /// Forgets every result, as a new corpus would. The memory the texts
-    /// took goes to this thread's spares (see [`super::arena`]), where the
-    /// next pushes, to this corpus or another, find it.
+    /// Forgets every result and frees what they took, as a new corpus would.
     pub fn clear(&mut self) {
-        *self = Self::with_sketching(self.sketching);
-    }
-
-    /// Whether no sketch is still being asked of the helper thread (for
-    /// tests: answers do not depend on it).
-    pub fn sketches_settled(&self) -> bool {
-        self.entries.iter().all(|entry| match &entry.text {
-            Kept::Ascii { sketch: Sketch::Pending(pending), .. } => pending.is_settled(),
-            _ => true,
-        })
+        *self = Self::default();
     }
 
     /// How many results were pushed.
@@ -161,54 +100,51 @@ impl ProducedCorpus {
         self.entries.is_empty()
     }
 
-    /// The lowered texts' own bytes (without the arena's unused tails).
+    /// The lowered texts' own bytes.
     pub fn text_bytes(&self) -> usize {
         self.entries
             .iter()
             .map(|entry| match &entry.text {
-                Kept::Ascii { span, .. } => span.len(),
+                Kept::Ascii { text, .. } => text.len(),
                 Kept::Wide(units) => units.len() * 2,
             })
             .sum()
     }
 
     /// About what [`Self::heap_bytes`] says, kept up to date as the corpus
-    /// grows, so that it costs nothing to ask after every push: the arena's
-    /// blocks, plus every sketch (built or still to be), wide text, record
-    /// and name as it was counted when pushed.
+    /// grows, so that it costs nothing to ask after every push: every text,
+    /// sketch, record and name as it was counted when pushed.
     pub fn external_bytes(&self) -> usize {
-        self.arena.heap_bytes() + self.kept_outside
+        self.kept
     }
 
-    /// The heap the corpus keeps, in bytes: the arena's blocks, the wide
-    /// texts, the sketches, the records and the names.
+    /// The heap the corpus keeps, in bytes: the texts, the sketches, the
+    /// records and the names.
     pub fn heap_bytes(&self) -> usize {
-        let kept: usize = self
+        let texts: usize = self
             .entries
             .iter()
             .map(|entry| match &entry.text {
-                Kept::Ascii { sketch: Sketch::Built(sketch), .. } => sketch.heap_bytes(),
-                Kept::Ascii { sketch: Sketch::Pending(pending), .. } => {
-                    pending.ready().map_or(0, GramSketch::heap_bytes)
+                Kept::Ascii { text, sketch } => {
+                    text.len() + sketch.as_ref().map_or(0, GramSketch::heap_bytes)
                 }
-                Kept::Ascii { sketch: Sketch::None, .. } => 0,
-                Kept::Wide(units) => units.capacity() * 2,
+                Kept::Wide(units) => units.len() * 2,
             })
             .sum();
         let names: usize = self.tools.iter().map(|name| name.capacity() * 2).sum();
-        self.arena.heap_bytes() + kept + names + self.entries.capacity() * std::mem::size_of::<Entry>()
+        texts + names + self.entries.capacity() * std::mem::size_of::<Entry>()
     }
 
     /// The length in UTF-16 units of result `index`'s text.
     fn units(&self, index: usize) -> usize {
         match &self.entries[index].text {
-            Kept::Ascii { span, .. } => span.len(),
+            Kept::Ascii { text, .. } => text.len(),
             Kept::Wide(units) => units.len(),
         }
     }
 
     /// The grounds of a call that declares `arguments_from`.
-    pub fn grounds(&self, arguments_from: &[Vec<u16>]) -> CorpusGrounds<'_> {
+    pub fn grounds<N: AsRef<[u16]>>(&self, arguments_from: &[N]) -> CorpusGrounds<'_> {
         let grounds = (0..self.entries.len())
             .filter(|&index| {
                 let tool = &self.tools[self.entries[index].tool];
@@ -220,31 +156,8 @@ impl ProducedCorpus {
 
     fn ground_text(&self, index: usize) -> GroundText<'_> {
         match &self.entries[index].text {
-            Kept::Ascii { span, sketch } => {
-                let sketch = match sketch {
-                    Sketch::None => None,
-                    Sketch::Built(sketch) => Some(sketch),
-                    // The newest result is left to the helper, which was
-                    // just handed it; an older one the helper has not
-                    // reached is sketched here, as a push would have.
-                    Sketch::Pending(pending) if index + 1 == self.entries.len() => pending.ready(),
-                    Sketch::Pending(pending) => pending.ready_or_build(),
-                };
-                GroundText::Ascii { text: self.arena.text(*span), sketch }
-            }
+            Kept::Ascii { text, sketch } => GroundText::Ascii { text, sketch: sketch.as_ref() },
             Kept::Wide(units) => GroundText::Wide(units),
-        }
-    }
-}
-
-impl Drop for ProducedCorpus {
-    /// Stops the helper from reading the texts before the arena's memory is
-    /// freed or reused.
-    fn drop(&mut self) {
-        for entry in &self.entries {
-            if let Kept::Ascii { sketch: Sketch::Pending(pending), .. } = &entry.text {
-                pending.cancel();
-            }
         }
     }
 }

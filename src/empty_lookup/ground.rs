@@ -23,18 +23,6 @@ pub fn is_declared_ground<N: AsRef<[u16]>>(arguments_from: &[N], tool_name: &[u1
     text_len > 0 && arguments_from.iter().any(|declared| declared.as_ref() == tool_name)
 }
 
-/// Lower-cases bytes in place, in one vectorised pass that also checks
-/// them: `false` when some byte is past ASCII (the bytes are then changed
-/// and meaningless).
-pub fn lower_ascii_in_place(bytes: &mut [u8]) -> bool {
-    let mut seen = 0u8;
-    for byte in bytes.iter_mut() {
-        seen |= *byte;
-        *byte |= u8::from(byte.wrapping_sub(b'A') < 26) << 5;
-    }
-    seen < 0x80
-}
-
 /// Writes `units` lower-cased, one byte per unit, into the front of `out`
 /// (which must be at least as long), in one vectorised pass that also checks
 /// them: `false` when some unit is past ASCII (the bytes written are then
@@ -109,25 +97,30 @@ pub enum Lowered {
 impl Lowered {
     /// Lower-cases `text`.
     pub fn of_units(text: &[u16]) -> Self {
-        // One pass that narrows, lower-cases and notes whether any unit was
-        // past ASCII; it vectorises, where three separate passes did not.
-        let mut bytes = Vec::with_capacity(text.len());
-        if narrow_lowered_into(text, &mut bytes.spare_capacity_mut()[..text.len()]) {
-            // SAFETY: `narrow_lowered_into` wrote every one of these bytes.
-            unsafe { bytes.set_len(text.len()) };
-            return Lowered::Ascii(bytes);
-        }
-        Lowered::Wide(to_lower(text).into_owned())
+        let mut lowered = Lowered::Ascii(Vec::new());
+        lowered.lower_from(text);
+        lowered
     }
 
-    /// Lower-cases text held one byte per unit, in place, when every byte
-    /// is ASCII; otherwise gives the buffer back (its bytes changed).
-    pub fn of_ascii(mut text: Vec<u8>) -> Result<Self, Vec<u8>> {
-        if lower_ascii_in_place(&mut text) {
-            Ok(Lowered::Ascii(text))
+    /// Replaces this text with `text` lower-cased, reusing the allocation of
+    /// an ASCII buffer, so that a caller lowering many texts in turn
+    /// allocates only when one outgrows the others.
+    pub fn lower_from(&mut self, text: &[u16]) {
+        let mut bytes = match std::mem::replace(self, Lowered::Ascii(Vec::new())) {
+            Lowered::Ascii(bytes) => bytes,
+            Lowered::Wide(_) => Vec::new(),
+        };
+        bytes.clear();
+        bytes.reserve(text.len());
+        // One pass that narrows, lower-cases and notes whether any unit was
+        // past ASCII; it vectorises, where three separate passes did not.
+        *self = if narrow_lowered_into(text, &mut bytes.spare_capacity_mut()[..text.len()]) {
+            // SAFETY: `narrow_lowered_into` wrote every one of these bytes.
+            unsafe { bytes.set_len(text.len()) };
+            Lowered::Ascii(bytes)
         } else {
-            Err(text)
-        }
+            Lowered::Wide(to_lower(text).into_owned())
+        };
     }
 
     /// The heap this text keeps, in bytes.

@@ -23,12 +23,9 @@
 //!
 //! What it cannot know is [`EMPTY_LOOKUP_CEILING`].
 
-pub mod arena;
-pub mod cache;
 pub mod corpus;
 pub mod ground;
 pub mod sketch;
-pub mod sketcher;
 pub mod walk;
 
 use crate::js_string::push_str;

@@ -254,7 +254,6 @@ fn lone_surrogates_survive_into_the_finding() {
 mod grounds_and_corpus {
     use super::super::corpus::ProducedCorpus;
     use super::super::ground::{narrow_lowered_into, ByteRanks, Lowered, Needle, Quote};
-    use super::super::sketcher::Sketching;
     use super::*;
 
     fn needle(text: &str) -> Needle {
@@ -425,17 +424,12 @@ mod grounds_and_corpus {
     }
 
     #[test]
-    fn sketching_in_the_background_changes_no_answer() {
+    fn a_sketched_corpus_answers_as_the_stateless_check() {
         // Long JSON results (sketched), calls after each push that look up
         // an id from the newest result, one from an earlier result and one
-        // no result holds: every corpus answers as the stateless check, its
-        // sketches built inline, on the helper (ready or not, which covers
-        // the newest result searched in full and older ones the caller
-        // builds itself), or on the helper and waited for.
+        // no result holds: the corpus answers as the stateless check.
         let mut r = Rng(20261201);
-        let modes = [Sketching::Inline, Sketching::Background, Sketching::Background];
-        let mut corpora: Vec<ProducedCorpus> =
-            modes.iter().map(|&mode| ProducedCorpus::with_sketching(mode)).collect();
+        let mut corpora = vec![ProducedCorpus::new()];
         let mut results = Vec::new();
         let mut ids: Vec<Vec<String>> = Vec::new();
         let mut joins = 0;
@@ -454,9 +448,6 @@ mod grounds_and_corpus {
             for corpus in &mut corpora {
                 corpus.push_units(&units(tool), &units(&body));
             }
-            while !corpora[2].sketches_settled() {
-                std::thread::yield_now();
-            }
             let newest = &ids[step][r.below(ids[step].len())];
             let earlier = ids[r.below(step + 1)].clone();
             let earlier = &earlier[r.below(earlier.len())];
@@ -468,7 +459,7 @@ mod grounds_and_corpus {
             let from = ["inventory", "cmdb"];
             let stateless = check_from(args.clone(), EMPTY_ROWSET, results.clone(), &from);
             joins += stateless.findings.len();
-            for (corpus, mode) in corpora.iter().zip(&modes) {
+            for corpus in &corpora {
                 let parts = CallParts {
                     tool_name: units("port_for_device"),
                     tool_call_id: units("call-2"),
@@ -479,7 +470,7 @@ mod grounds_and_corpus {
                     Ok::<_, TooMany>((parts, corpus.grounds(&from.map(units))))
                 })
                 .unwrap();
-                assert_eq!(answer, stateless, "step {step}, {mode:?}");
+                assert_eq!(answer, stateless, "step {step}");
             }
         }
         assert_eq!(joins, 80, "the newest and the earlier id are found, the third value never");
@@ -487,14 +478,14 @@ mod grounds_and_corpus {
 
     #[test]
     fn a_corpus_keeps_one_byte_per_ascii_unit() {
-        let mut corpus = ProducedCorpus::with_sketching(Sketching::Inline);
+        let mut corpus = ProducedCorpus::new();
         corpus.push_units(&units("inventory"), &units(&"A".repeat(10_000)));
         corpus.push_units(&units("inventory"), &units(&"Ä".repeat(10_000)));
         assert_eq!(corpus.text_bytes(), 30_000);
-        // The ASCII text sits in the arena's first 64 KiB block, with its
-        // sketch of 2^14 bits (the power of two at or above 10,000); the
-        // wide one keeps two bytes a unit. The rest is records and names.
-        let fixed = 64 * 1024 + 2_048 + 20_000;
+        // The ASCII text keeps a byte a unit, with its sketch of 2^14 bits
+        // (the power of two at or above 10,000); the wide one keeps two
+        // bytes a unit. The rest is records and names.
+        let fixed = 10_000 + 2_048 + 20_000;
         let bytes = corpus.heap_bytes();
         assert!((fixed..fixed + 512).contains(&bytes), "{bytes}");
         // The running count V8 is told agrees, give or take the records'

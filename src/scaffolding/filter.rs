@@ -268,6 +268,13 @@ impl ScaffoldingFilter {
         !self.open.is_empty()
     }
 
+    /// Whether nothing is held and no span is open: then a chunk with none
+    /// of the registry's [`Registry::start_units`] comes out of `feed`
+    /// whole, and leaves the filter idle.
+    pub fn is_idle(&self) -> bool {
+        self.held.is_empty() && !self.is_span_open()
+    }
+
     /// Appends `chunk` to the held text, stripping as it goes, and returns
     /// how much of the result can be emitted.
     fn absorb(&mut self, chunk: &[u16]) -> usize {

@@ -199,6 +199,24 @@ impl Registry {
         &self.patterns
     }
 
+    /// Every unit a match can begin with: the first unit of each opening
+    /// literal (span starts and tokens), sorted, each once. A match begins
+    /// with an opening literal, so a filter that holds nothing cannot strip
+    /// or hold any part of a chunk that has none of these units.
+    pub fn start_units(&self) -> Vec<u16> {
+        let mut units: Vec<u16> = self
+            .patterns
+            .iter()
+            .map(|pattern| match pattern {
+                Pattern::Span { start, .. } => start[0],
+                Pattern::Token { literal } => literal[0],
+            })
+            .collect();
+        units.sort_unstable();
+        units.dedup();
+        units
+    }
+
     /// The longest held tail in the normal state (no span open): one unit
     /// short of the longest opening literal.
     pub fn max_partial(&self) -> usize {
