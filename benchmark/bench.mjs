@@ -49,10 +49,10 @@ const SPAN = `Saving it now. <|tool_call_start|>[write_file(path='devices.jsonl'
 const ANGLES = Array.from({ length: 25 * 1024 }, (_, i) => `ab${'cdefgh'[i % 6]}<`).join('');
 
 const filterWorkloads = [
-  filterWorkload('filter: 200 KB answer, 1-6 unit chunks', 1.5, chunked(ANSWER, 1, 6, 1)),
+  filterWorkload('filter: 200 KB answer, 1-6 unit chunks', 1.0, chunked(ANSWER, 1, 6, 1)),
   filterWorkload('filter: 200 KB answer, 64 KB chunks', 3, chunked(ANSWER, 64 * 1024, 64 * 1024, 2), { repeat: 20 }),
-  filterWorkload('filter: 100 KB open span, 1-8 unit chunks', 100, chunked(SPAN, 1, 8, 3)),
-  filterWorkload("filter: '<' every 4th unit, 1-4 unit chunks", 1.5, chunked(ANGLES, 1, 4, 4)),
+  filterWorkload('filter: 100 KB open span, 1-8 unit chunks', 20, chunked(SPAN, 1, 8, 3)),
+  filterWorkload("filter: '<' every 4th unit, 1-4 unit chunks", 0.33, chunked(ANGLES, 1, 4, 4)),
 ];
 
 // ---- the write seam ---------------------------------------------------------
@@ -84,9 +84,9 @@ const MEDIUM = producedRun(10, 8 * 1024, 200);
 const LARGE = producedRun(50, 200 * 1024, 300);
 
 const emptyLookupWorkloads = [
-  statelessWorkload('empty-lookup: 4 results x 2 KB, 2 args, 2,000 calls', 1.5, SMALL,
+  statelessWorkload('empty-lookup: 4 results x 2 KB, 2 args, 2,000 calls', 1.0, SMALL,
     callsOf(2000, (i) => ({ wwpn: idFrom(SMALL, 3 - (i % 2) * 2, i), note: absent(i) }))),
-  statelessWorkload('empty-lookup: 10 results x 8 KB, 3 args, 300 calls', 3, MEDIUM,
+  statelessWorkload('empty-lookup: 10 results x 8 KB, 3 args, 300 calls', 2.5, MEDIUM,
     callsOf(300, (i) => ({ wwpn: idFrom(MEDIUM, 9 - (i % 3), i), filter: { host: idFrom(MEDIUM, i % 10, i + 1) }, query: absent(i) }))),
   statelessWorkload('empty-lookup: 50 results x 200 KB, 5 args', 4, LARGE,
     callsOf(3, (i) => ({
@@ -138,7 +138,7 @@ function runAddon() {
 // hidden on the other core.
 const runWorkload = {
   name: 'run: 40 results x 100 KB served one by one, a 3-arg call after each (ProducedCorpus)',
-  target: 20, baseline: runBaseline, addon: runAddon, same: sameSummary, cpu: true,
+  target: 8, baseline: runBaseline, addon: runAddon, same: sameSummary,
 };
 
 // ---- measuring --------------------------------------------------------------

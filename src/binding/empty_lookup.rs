@@ -400,34 +400,54 @@ fn reading_to_js(js: Js, reading: core::Reading) -> Result<Handle> {
 /// The encounter with each object's keys in agentfootprint's order, so that
 /// `JSON.stringify` of a result is the same on both sides.
 fn encounter_to_js(js: Js, encounter: &core::Encounter) -> Result<Handle> {
-    let subject = |subject: &core::SubjectRef| -> Result<Handle> {
-        js.object(&[(c"kind", js.str(subject.kind)?), (c"id", js.string(&subject.id)?)])
+    // Building objects is most of a small call's cost, so a value that
+    // repeats is made once per answer: the fixed strings, the epoch, each
+    // finding's path, and each subject, which the finding's `subjects` and
+    // its witnesses share as one object, as an object literal reused in
+    // JavaScript would be.
+    let mut subjects: Vec<(Vec<u16>, Handle)> = Vec::new();
+    let mut subject = |subject: &core::SubjectRef| -> Result<Handle> {
+        if let Some((_, made)) = subjects.iter().find(|(id, _)| *id == subject.id) {
+            return Ok(*made);
+        }
+        let made = js.object(&[(c"kind", js.str(subject.kind)?), (c"id", js.string(&subject.id)?)])?;
+        subjects.push((subject.id.clone(), made));
+        Ok(made)
     };
     let mut findings = Vec::with_capacity(encounter.findings.len());
-    for finding in &encounter.findings {
-        let epoch = js.number(finding.epoch)?;
-        let mut witnesses = Vec::with_capacity(finding.witnesses.len());
-        for witness in &finding.witnesses {
-            witnesses.push(js.object(&[
-                (c"subject", subject(&witness.subject)?),
-                (c"predicate", js.string(&witness.predicate)?),
-                (c"value", js.string(&witness.value)?),
-                (c"epoch", js.number(witness.epoch)?),
-                (c"stratum", js.str(core::Finding::STRATUM)?),
-                (c"provenance", js.string(&witness.provenance)?),
+    if !encounter.findings.is_empty() {
+        let kind = js.str(core::Finding::KIND)?;
+        let seam = js.str(core::Finding::SEAM)?;
+        let stratum = js.str(core::Finding::STRATUM)?;
+        let advisory = js.boolean(true)?;
+        for finding in &encounter.findings {
+            let epoch = js.number(finding.epoch)?;
+            let predicate = js.string(&finding.predicate)?;
+            let mut witnesses = Vec::with_capacity(finding.witnesses.len());
+            for witness in &finding.witnesses {
+                // The core stamps every witness with its finding's path and epoch.
+                debug_assert!(witness.predicate == finding.predicate);
+                witnesses.push(js.object(&[
+                    (c"subject", subject(&witness.subject)?),
+                    (c"predicate", predicate),
+                    (c"value", js.string(&witness.value)?),
+                    (c"epoch", epoch),
+                    (c"stratum", stratum),
+                    (c"provenance", js.string(&witness.provenance)?),
+                ])?);
+            }
+            let pair = [subject(&finding.subjects[0])?, subject(&finding.subjects[1])?];
+            findings.push(js.object(&[
+                (c"kind", kind),
+                (c"seam", seam),
+                (c"subjects", js.array(&pair)?),
+                (c"predicate", predicate),
+                (c"witnesses", js.array(&witnesses)?),
+                (c"epoch", epoch),
+                (c"advisory", advisory),
+                (c"message", js.string(&finding.message)?),
             ])?);
         }
-        let subjects = [subject(&finding.subjects[0])?, subject(&finding.subjects[1])?];
-        findings.push(js.object(&[
-            (c"kind", js.str(core::Finding::KIND)?),
-            (c"seam", js.str(core::Finding::SEAM)?),
-            (c"subjects", js.array(&subjects)?),
-            (c"predicate", js.string(&finding.predicate)?),
-            (c"witnesses", js.array(&witnesses)?),
-            (c"epoch", epoch),
-            (c"advisory", js.boolean(true)?),
-            (c"message", js.string(&finding.message)?),
-        ])?);
     }
     js.object(&[
         (c"findings", js.array(&findings)?),
