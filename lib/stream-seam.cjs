@@ -9,7 +9,7 @@
 // begin a match: no markup can start in it, and none is under way. The set
 // of those units is the native `startUnits`, read once per filter. Every
 // other feed, and every flush, is the native one; after each, the layer
-// asks the filter again whether it is idle.
+// asks the filter again whether it is idle, when a chunk first needs it.
 //
 // The subclass also makes calling the class without `new` a TypeError, as
 // for any ES class; its instances are instances of the generated class.
@@ -25,7 +25,7 @@ function startTest(units) {
 }
 
 class ScaffoldingFilter extends native.ScaffoldingFilter {
-  /** Whether the native filter was idle after the last native call. */
+  /** Whether the native filter is idle; `undefined` until asked after a native call. */
   #idle = true;
   #mayStart;
 
@@ -38,10 +38,13 @@ class ScaffoldingFilter extends native.ScaffoldingFilter {
     // A filter the generated class built (no fields of this class) goes
     // to the native method, as does anything else.
     if (!(#idle in this)) return super.feed(chunk);
-    if (this.#idle && typeof chunk === 'string' && !this.#mayStart(chunk)) return chunk;
+    if (typeof chunk === 'string' && !this.#mayStart(chunk)) {
+      if (this.#idle === undefined) this.#idle = this.idle;
+      if (this.#idle) return chunk;
+    }
     this.#idle = false;
     const text = super.feed(chunk);
-    this.#idle = this.idle;
+    this.#idle = undefined;
     return text;
   }
 
@@ -49,7 +52,7 @@ class ScaffoldingFilter extends native.ScaffoldingFilter {
     if (!(#idle in this)) return super.flush();
     this.#idle = false;
     const text = super.flush();
-    this.#idle = this.idle;
+    this.#idle = undefined;
     return text;
   }
 }
