@@ -1,5 +1,6 @@
-// The JavaScript layer over ScaffoldingFilter answers some feeds without a
-// native call (see lib/index.cjs). These tests hold it to the generated
+// The root entry's ScaffoldingFilter answers a chunk with no start unit fed
+// to an idle filter without a native call (lib/stream-seam.cjs). These
+// tests hold that one predicate to the generated
 // class, which always crosses and which the other tests hold to the
 // reference filter: feed by feed, the same output, the same flush, the same
 // strips and onStrip events in the same order, the same errors, for every

@@ -22,8 +22,7 @@
 //
 // Corpus runs push twenty results of 20 KB one by one, with a check after
 // each push, and end with clear() (every fifth run is dropped instead, for
-// the collector to find): their texts' blocks, the spare list, the sketches
-// built on the helper thread and the unit scratch must all come back.
+// the collector to find): their texts and sketches must all come back.
 //
 // The run yields to the event loop every thousand calls, as a server does
 // between requests. That matters: Node runs the finalizer that frees a

@@ -320,9 +320,8 @@ pub fn empty_lookup_with<T: ArgsTree, G: Grounding<T::Error>>(
 }
 
 /// The prose of a finding, as templates with one owner. A `{slot}` is
-/// filled with a value; everything else is literal. The binding hands the
-/// same templates to the JavaScript layer, which fills them the same way, so
-/// the words live here only.
+/// filled with a value; everything else is literal. The words live here
+/// only.
 pub mod prose {
     /// Witness 1's provenance: where the chosen value came from.
     pub const CHOSEN_PROVENANCE: &str = "argument '{path}' of tool call {call}, as the model wrote it";
