@@ -912,3 +912,47 @@ fn wtf8_decoding_keeps_lone_surrogates() {
     let units: Units = serde_json::from_str(r#""a\ud83d\ude00\ud800é""#).unwrap();
     assert_eq!(units.0, [0x61, 0xD83D, 0xDE00, 0xD800, 0xE9]);
 }
+
+/// The fast path's one rule: an idle filter hands back, whole, a chunk with
+/// none of its registry's start units, and stays idle.
+#[test]
+fn an_idle_filter_passes_a_chunk_without_start_units_whole() {
+    let cases: &[(&str, Vec<Pattern>, &str)] = &[
+        ("default", default_patterns(), "<"),
+        ("hermes", vec![Pattern::span("<tool_call>", "</tool_call>")], "<"),
+        ("mistral and a span", vec![Pattern::token("[TOOL_CALLS]"), Pattern::span("{{call", "done}}")], "[{"),
+        // Both literals' first units: 'x', and the high surrogate of U+1F527.
+        ("astral", vec![Pattern::span("\u{1F527}(", ")!"), Pattern::token("x\u{1F6E0}")], "x\u{1F527}"),
+    ];
+    let mut chunks: Vec<Vec<u16>> =
+        ["plain prose, a | b -> c", "tool_call_end|> |>", ""].iter().map(|chunk| units(chunk)).collect();
+    chunks.extend([vec![0xD83D], vec![0xDE00, 0x20, 0x78]]);
+    for (name, patterns, starts) in cases {
+        let registry = Arc::new(Registry::new(patterns.clone()).expect("a valid registry"));
+        let mut expected = units(starts);
+        if *name == "astral" {
+            expected.pop();
+        }
+        expected.sort_unstable();
+        assert_eq!(registry.start_units(), expected, "{name}");
+        let mut filter = ScaffoldingFilter::with_registry(Arc::clone(&registry));
+        for chunk in &chunks {
+            let chunk = chunk.clone();
+            if !chunk.iter().any(|unit| registry.start_units().contains(unit)) {
+                assert!(filter.is_idle(), "{name}: idle before {chunk:?}");
+                assert_eq!(filter.feed(&chunk), chunk, "{name}");
+                assert!(filter.is_idle(), "{name}: idle after {chunk:?}");
+            } else {
+                filter.feed(&chunk);
+            }
+        }
+        // A partial opening marker held back: no longer idle.
+        let mut filter = ScaffoldingFilter::with_registry(Arc::clone(&registry));
+        let opening = match &patterns[0] {
+            Pattern::Span { start, .. } => start.clone(),
+            Pattern::Token { literal } => literal.clone(),
+        };
+        assert_eq!(filter.feed(&opening[..opening.len() - 1]), Vec::<u16>::new(), "{name}");
+        assert!(!filter.is_idle(), "{name}: holds a partial opening");
+    }
+}

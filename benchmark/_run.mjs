@@ -1,0 +1,11 @@
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const addon = require('seamguard');
+import { absent, emptyCall, idFrom, producedRun, rng } from './workloads.mjs';
+const RUN = producedRun(40, 100 * 1024, 400);
+const runCalls = RUN.map((_, i) => { const r = rng(500 + i); return emptyCall(i, { wwpn: idFrom(RUN, i, i), host: idFrom(RUN, r.below(i + 1), i + 1), query: absent(i) }); });
+const once = () => { const corpus = new addon.ProducedCorpus(); RUN.forEach(({ toolName, text }, i) => { corpus.push({ toolName, text }); corpus.emptyLookupOf(runCalls[i], i); }); corpus.clear(); };
+for (let k = 0; k < 20; k++) once();
+let best = 1e9; for (let k = 0; k < 20; k++) { const t = process.hrtime.bigint(); once(); best = Math.min(best, Number(process.hrtime.bigint() - t) / 1e6); } console.log('best run', best.toFixed(2), 'ms');
+const push = () => { const corpus = new addon.ProducedCorpus(); RUN.forEach(({ toolName, text }) => corpus.push({ toolName, text })); corpus.clear(); };
+best = 1e9; for (let k = 0; k < 20; k++) { const t = process.hrtime.bigint(); push(); best = Math.min(best, Number(process.hrtime.bigint() - t) / 1e6); } console.log('best pushes only', best.toFixed(2), 'ms');
