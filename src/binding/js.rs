@@ -107,6 +107,23 @@ impl Js {
         Ok(units)
     }
 
+    /// Runs `body` with a string's UTF-16 code units: read onto the stack
+    /// when the string is short, as most streamed chunks are, so that no
+    /// allocation is made for it.
+    pub fn with_units<R>(&self, string: Handle, body: impl FnOnce(&[u16]) -> Result<R>) -> Result<R> {
+        let mut short = [0u16; 256];
+        let mut written = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf16(self.env, string, short.as_mut_ptr(), short.len(), &mut written)
+        })?;
+        // napi ends what it writes with a NUL: a full buffer may have cut
+        // the string, which is then read again in full.
+        if written < short.len() - 1 {
+            return body(&short[..written]);
+        }
+        body(&self.utf16(string)?)
+    }
+
     /// Reads a string's UTF-16 code units into `units`, replacing what it
     /// held, so that a caller reading many strings in one call allocates
     /// only when one outgrows the others.

@@ -283,22 +283,26 @@ impl ScaffoldingFilter {
         if js.type_of(chunk)? != ValueType::String {
             return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk));
         }
-        let units = js.utf16(chunk)?;
         let State { core, owed } = &mut *state;
         if !self.has_on_strip {
-            // When the answer is the whole chunk (nothing was held before or
-            // after, nothing stripped), the chunk itself is the answer.
-            let held_before = core.held().len();
-            let text = core.feed_with(&units, |emitted| {
-                if held_before == 0 && emitted.len() == units.len() {
-                    Ok(chunk)
-                } else {
-                    js.string(emitted)
-                }
+            let text = js.with_units(chunk, |units| {
+                // When the answer is the whole chunk (nothing was held before
+                // or after, nothing stripped), the chunk itself is the answer.
+                let held_before = core.held().len();
+                core.feed_with(units, |emitted| {
+                    if held_before == 0 && emitted.len() == units.len() {
+                        Ok(chunk)
+                    } else {
+                        js.string(emitted)
+                    }
+                })
             })?;
             return Ok(js.unknown(text));
         }
-        core.feed_with(&units, |emitted| owed.extend_from_slice(emitted));
+        js.with_units(chunk, |units| {
+            core.feed_with(units, |emitted| owed.extend_from_slice(emitted));
+            Ok(())
+        })?;
         drop(state);
         Ok(js.unknown(self.announce_then_return(js, env, &this)?))
     }
