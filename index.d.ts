@@ -311,6 +311,12 @@ export interface ScaffoldPresets {
   readonly 'deepseek-v3': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
   /** Moonshot Kimi K2. */
   readonly 'kimi-k2': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** Meta Llama 4. */
+  readonly llama4: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** Google Gemma 4. */
+  readonly gemma4: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** MiniMax M2 and M2.x. */
+  readonly minimax: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
 }
 
 /**

@@ -35,8 +35,10 @@ function stream(options, chunks) {
   return { filter, outputs, flush: filter.flush(), events };
 }
 
-test('SCAFFOLD_PRESETS: the six presets, frozen plain data', () => {
-  assert.deepEqual(Object.keys(SCAFFOLD_PRESETS), ['lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2']);
+test('SCAFFOLD_PRESETS: the nine presets, frozen plain data', () => {
+  assert.deepEqual(Object.keys(SCAFFOLD_PRESETS), [
+    'lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2', 'llama4', 'gemma4', 'minimax',
+  ]);
   assert.ok(Object.isFrozen(SCAFFOLD_PRESETS));
   for (const [name, patterns] of Object.entries(SCAFFOLD_PRESETS)) {
     assert.ok(Array.isArray(patterns) && Object.isFrozen(patterns) && patterns.length > 0, name);
@@ -52,6 +54,7 @@ test('SCAFFOLD_PRESETS: the six presets, frozen plain data', () => {
   }, TypeError);
   assert.deepEqual(SCAFFOLD_PRESETS.hermes, [{ start: '<tool_call>', end: '</tool_call>' }]);
   assert.deepEqual(SCAFFOLD_PRESETS.mistral, [{ token: '[TOOL_CALLS]' }]);
+  assert.deepEqual(SCAFFOLD_PRESETS.gemma4, [{ start: '<|tool_call>', end: '<tool_call|>' }]);
   const { start, end } = SCAFFOLD_PRESETS['deepseek-v3'][0];
   assert.equal(start, '<\uFF5Ctool\u2581calls\u2581begin\uFF5C>');
   assert.equal(end, '<\uFF5Ctool\u2581calls\u2581end\uFF5C>');

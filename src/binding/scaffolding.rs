@@ -168,6 +168,15 @@ pub struct ScaffoldPresets {
     /// Moonshot Kimi K2.
     #[napi(readonly, js_name = "kimi-k2", ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
     pub kimi_k2: (),
+    /// Meta Llama 4.
+    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    pub llama4: (),
+    /// Google Gemma 4.
+    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    pub gemma4: (),
+    /// MiniMax M2 and M2.x.
+    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    pub minimax: (),
 }
 
 /// Ready-made `patterns` for the model families whose tool-call markup is
@@ -175,8 +184,17 @@ pub struct ScaffoldPresets {
 /// `new ScaffoldingFilter({ patterns: SCAFFOLD_PRESETS.hermes })`.
 #[napi]
 
-pub const SCAFFOLD_PRESETS: ScaffoldPresets =
-    ScaffoldPresets { lfm2: (), hermes: (), llama3: (), mistral: (), deepseek_v3: (), kimi_k2: () };
+pub const SCAFFOLD_PRESETS: ScaffoldPresets = ScaffoldPresets {
+    lfm2: (),
+    hermes: (),
+    llama3: (),
+    mistral: (),
+    deepseek_v3: (),
+    kimi_k2: (),
+    llama4: (),
+    gemma4: (),
+    minimax: (),
+};
 
 impl ToNapiValue for ScaffoldPresets {
     unsafe fn to_napi_value(env: sys::napi_env, _: Self) -> Result<sys::napi_value> {

@@ -94,8 +94,36 @@ pub const KIMI_K2: Preset = Preset {
     }],
 };
 
+/// Meta's Llama 4: a call sits between the `<|python_start|>` and
+/// `<|python_end|>` special tokens (vLLM's `llama4_pythonic` tool parser
+/// and its tests; a JSON call leaked this way in vllm-project/vllm#16214).
+pub const LLAMA4: Preset = Preset {
+    name: "llama4",
+    patterns: &[PresetPattern::Span { start: "<|python_start|>", end: "<|python_end|>" }],
+};
+
+/// Google's Gemma 4: `<|tool_call>call:NAME{…}<tool_call|>`, the bar inside
+/// the opening token's left end and the closing token's right end (vLLM's
+/// `gemma4` tool parser, `TOOL_CALL_START` and `TOOL_CALL_END`). Reported
+/// leaking with every Gemma 4 size in jundot/omlx#581 and #593, and through
+/// hosted APIs in NousResearch/hermes-agent#7457 and osaurus-ai/osaurus#1505.
+pub const GEMMA4: Preset = Preset {
+    name: "gemma4",
+    patterns: &[PresetPattern::Span { start: "<|tool_call>", end: "<tool_call|>" }],
+};
+
+/// MiniMax M2 and M2.x: `<minimax:tool_call>` around one or more
+/// `<invoke name=…>` blocks, closed by `</minimax:tool_call>` (the
+/// `minimax_m2` tool parsers of vLLM and SGLang). Reported leaking as plain
+/// text in MiniMax-AI/MiniMax-M2.5#10 and earendil-works/pi#368.
+pub const MINIMAX: Preset = Preset {
+    name: "minimax",
+    patterns: &[PresetPattern::Span { start: "<minimax:tool_call>", end: "</minimax:tool_call>" }],
+};
+
 /// Every preset, in the order `SCAFFOLD_PRESETS` lists them.
-pub const PRESETS: [Preset; 6] = [LFM2, HERMES, LLAMA3, MISTRAL, DEEPSEEK_V3, KIMI_K2];
+pub const PRESETS: [Preset; 9] =
+    [LFM2, HERMES, LLAMA3, MISTRAL, DEEPSEEK_V3, KIMI_K2, LLAMA4, GEMMA4, MINIMAX];
 
 /// The preset with this name.
 pub fn preset(name: &str) -> Option<&'static Preset> {

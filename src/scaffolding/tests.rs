@@ -444,7 +444,10 @@ fn strips_report_the_pattern_index_in_the_list_given() {
 #[test]
 fn presets_are_usable_registries() {
     let names: Vec<&str> = PRESETS.iter().map(|preset| preset.name).collect();
-    assert_eq!(names, ["lfm2", "hermes", "llama3", "mistral", "deepseek-v3", "kimi-k2"]);
+    assert_eq!(
+        names,
+        ["lfm2", "hermes", "llama3", "mistral", "deepseek-v3", "kimi-k2", "llama4", "gemma4", "minimax"]
+    );
     for preset in &PRESETS {
         let registry =
             Registry::new(preset.to_patterns()).unwrap_or_else(|error| panic!("{}: {error}", preset.name));
