@@ -317,6 +317,8 @@ export interface ScaffoldPresets {
   readonly gemma4: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
   /** MiniMax M2 and M2.x. */
   readonly minimax: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** Zhipu GLM 4.5 and later. */
+  readonly glm: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
 }
 
 /**

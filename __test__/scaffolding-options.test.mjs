@@ -35,9 +35,9 @@ function stream(options, chunks) {
   return { filter, outputs, flush: filter.flush(), events };
 }
 
-test('SCAFFOLD_PRESETS: the nine presets, frozen plain data', () => {
+test('SCAFFOLD_PRESETS: the ten presets, frozen plain data', () => {
   assert.deepEqual(Object.keys(SCAFFOLD_PRESETS), [
-    'lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2', 'llama4', 'gemma4', 'minimax',
+    'lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2', 'llama4', 'gemma4', 'minimax', 'glm',
   ]);
   assert.ok(Object.isFrozen(SCAFFOLD_PRESETS));
   for (const [name, patterns] of Object.entries(SCAFFOLD_PRESETS)) {

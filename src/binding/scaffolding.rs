@@ -177,6 +177,9 @@ pub struct ScaffoldPresets {
     /// MiniMax M2 and M2.x.
     #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
     pub minimax: (),
+    /// Zhipu GLM 4.5 and later.
+    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    pub glm: (),
 }
 
 /// Ready-made `patterns` for the model families whose tool-call markup is
@@ -194,6 +197,7 @@ pub const SCAFFOLD_PRESETS: ScaffoldPresets = ScaffoldPresets {
     llama4: (),
     gemma4: (),
     minimax: (),
+    glm: (),
 };
 
 impl ToNapiValue for ScaffoldPresets {

@@ -121,9 +121,18 @@ pub const MINIMAX: Preset = Preset {
     patterns: &[PresetPattern::Span { start: "<minimax:tool_call>", end: "</minimax:tool_call>" }],
 };
 
+/// Zhipu's GLM 4.5 and later: a call is `<tool_call>NAME`, then
+/// `<arg_key>…</arg_key><arg_value>…</arg_value>` pairs, then
+/// `</tool_call>` (vLLM's `glm4_moe` tool parser). The span is Hermes's;
+/// the pairs inside it go with it. Reported leaking whole in
+/// openclaw/openclaw#138198 and lmstudio-ai/lmstudio-bug-tracker#1528, and
+/// cut off inside the call in waybarrios/vllm-mlx#797.
+pub const GLM: Preset =
+    Preset { name: "glm", patterns: &[PresetPattern::Span { start: "<tool_call>", end: "</tool_call>" }] };
+
 /// Every preset, in the order `SCAFFOLD_PRESETS` lists them.
-pub const PRESETS: [Preset; 9] =
-    [LFM2, HERMES, LLAMA3, MISTRAL, DEEPSEEK_V3, KIMI_K2, LLAMA4, GEMMA4, MINIMAX];
+pub const PRESETS: [Preset; 10] =
+    [LFM2, HERMES, LLAMA3, MISTRAL, DEEPSEEK_V3, KIMI_K2, LLAMA4, GEMMA4, MINIMAX, GLM];
 
 /// The preset with this name.
 pub fn preset(name: &str) -> Option<&'static Preset> {

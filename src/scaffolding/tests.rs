@@ -446,7 +446,18 @@ fn presets_are_usable_registries() {
     let names: Vec<&str> = PRESETS.iter().map(|preset| preset.name).collect();
     assert_eq!(
         names,
-        ["lfm2", "hermes", "llama3", "mistral", "deepseek-v3", "kimi-k2", "llama4", "gemma4", "minimax"]
+        [
+            "lfm2",
+            "hermes",
+            "llama3",
+            "mistral",
+            "deepseek-v3",
+            "kimi-k2",
+            "llama4",
+            "gemma4",
+            "minimax",
+            "glm"
+        ]
     );
     for preset in &PRESETS {
         let registry =
