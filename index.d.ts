@@ -319,6 +319,8 @@ export interface ScaffoldPresets {
   readonly minimax: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
   /** Zhipu GLM 4.5 and later. */
   readonly glm: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** DeepSeek V3.2 and V4's DSML blocks, with their full-width bars. */
+  readonly 'deepseek-dsml': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
 }
 
 /**

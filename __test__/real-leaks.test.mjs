@@ -27,6 +27,8 @@ const NOT_YET = {
   'kimi-typeclaw-fireworks-missing-opener': 'calls with no opener, closed by stray section ends',
   'minimax-m3-namespaced-delimiters': "MiniMax M3's ]<]minimax[>[ dialect",
   'minimax-m27-bracket-tool-call': "MiniMax's [TOOL_CALL]…[/TOOL_CALL] dialect",
+  'dsml-stdapi-v32-trailing-opener': 'a partial opener left at the very end, which flush returns as text',
+  'dsml-pi-v4-flash-nvidia-marker': 'a partial opener left at the very end, which flush returns as text',
 };
 
 /** Chunkings of `text`: whole, a unit at a time, and seeded random cuts. */

@@ -35,9 +35,9 @@ function stream(options, chunks) {
   return { filter, outputs, flush: filter.flush(), events };
 }
 
-test('SCAFFOLD_PRESETS: the ten presets, frozen plain data', () => {
+test('SCAFFOLD_PRESETS: the eleven presets, frozen plain data', () => {
   assert.deepEqual(Object.keys(SCAFFOLD_PRESETS), [
-    'lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2', 'llama4', 'gemma4', 'minimax', 'glm',
+    'lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2', 'llama4', 'gemma4', 'minimax', 'glm', 'deepseek-dsml',
   ]);
   assert.ok(Object.isFrozen(SCAFFOLD_PRESETS));
   for (const [name, patterns] of Object.entries(SCAFFOLD_PRESETS)) {
@@ -65,7 +65,10 @@ test('SCAFFOLD_PRESETS: the ten presets, frozen plain data', () => {
 });
 
 test('every preset and custom registry agrees with the reference, feed by feed', () => {
-  assert.equal(registries.registries.filter((r) => r.preset).length, Object.keys(SCAFFOLD_PRESETS).length);
+  // The reference runs one span at most; presets with two are held to its
+  // transcription by the Rust property tests instead.
+  const oneSpan = Object.values(SCAFFOLD_PRESETS).filter((patterns) => patterns.filter((p) => 'start' in p).length <= 1);
+  assert.equal(registries.registries.filter((r) => r.preset).length, oneSpan.length);
   const patternsOf = new Map();
   for (const { name, preset, patterns } of registries.registries) {
     if (preset) {

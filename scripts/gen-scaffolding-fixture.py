@@ -309,7 +309,13 @@ def main():
         [dump(case) for case in cases()],
     )
 
-    registries = [{"name": name, "preset": name, "patterns": patterns} for name, patterns in presets().items()]
+    # A preset with two spans is beyond the reference (see the top of this
+    # file); the Rust property tests check it against their transcription.
+    registries = [
+        {"name": name, "preset": name, "patterns": patterns}
+        for name, patterns in presets().items()
+        if sum("start" in p for p in patterns) <= 1
+    ]
     registries += [{"name": name, "patterns": patterns} for name, patterns in CUSTOM.items()]
     lines = []
     for registry in registries:

@@ -10,7 +10,7 @@ mod oracle;
 use oracle::check_stream;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use seamguard::scaffolding::{default_patterns, Pattern, Registry};
+use seamguard::scaffolding::{default_patterns, Pattern, Registry, PRESETS};
 
 const SEED: u64 = 0x5EA4_9A2D;
 
@@ -59,29 +59,33 @@ impl Setting {
 
 const PAIR: [u16; 2] = [0xD83D, 0xDE00];
 
-/// The registries every property runs against: the default one and a few
-/// built by hand with the public API, a lone surrogate in a literal
-/// included.
+/// The registries every property runs against: the default one, every
+/// preset (those with two spans are checked nowhere else: the Python
+/// reference runs one span at most), and a few built by hand with the
+/// public API, a lone surrogate in a literal included.
 fn fixed_settings() -> Vec<Setting> {
     let filler: &[&[u16]] = &[&units("a"), &units(" "), &units("\n"), &PAIR, &PAIR[..1], &PAIR[1..]];
-    vec![
-        Setting::new(default_patterns(), filler),
-        Setting::new(
-            vec![Pattern::span("<a>", "</a>"), Pattern::token("<t/>"), Pattern::span("<b>", "</b>")],
-            filler,
-        ),
-        Setting::new(vec![Pattern::token("<longer-token>"), Pattern::span("<s>", "<e>")], filler),
-        Setting::new(vec![Pattern::span("«", "»"), Pattern::token("😀!")], filler),
-        Setting::new(
-            vec![
-                Pattern::Span { start: vec![0xD800, 0x3C], end: vec![0x3E, 0xDFFF] },
-                Pattern::token("[[x]]"),
-            ],
-            filler,
-        ),
-        // A span whose end is one unit: the shortest possible.
-        Setting::new(vec![Pattern::span("{|", "}"), Pattern::token("~#!")], filler),
-    ]
+    let presets = PRESETS.iter().map(|preset| Setting::new(preset.to_patterns(), filler));
+    presets
+        .chain([
+            Setting::new(default_patterns(), filler),
+            Setting::new(
+                vec![Pattern::span("<a>", "</a>"), Pattern::token("<t/>"), Pattern::span("<b>", "</b>")],
+                filler,
+            ),
+            Setting::new(vec![Pattern::token("<longer-token>"), Pattern::span("<s>", "<e>")], filler),
+            Setting::new(vec![Pattern::span("«", "»"), Pattern::token("😀!")], filler),
+            Setting::new(
+                vec![
+                    Pattern::Span { start: vec![0xD800, 0x3C], end: vec![0x3E, 0xDFFF] },
+                    Pattern::token("[[x]]"),
+                ],
+                filler,
+            ),
+            // A span whose end is one unit: the shortest possible.
+            Setting::new(vec![Pattern::span("{|", "}"), Pattern::token("~#!")], filler),
+        ])
+        .collect()
 }
 
 #[test]

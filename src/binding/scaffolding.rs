@@ -180,6 +180,9 @@ pub struct ScaffoldPresets {
     /// Zhipu GLM 4.5 and later.
     #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
     pub glm: (),
+    /// DeepSeek V3.2 and V4's DSML blocks, with their full-width bars.
+    #[napi(readonly, js_name = "deepseek-dsml", ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    pub deepseek_dsml: (),
 }
 
 /// Ready-made `patterns` for the model families whose tool-call markup is
@@ -198,6 +201,7 @@ pub const SCAFFOLD_PRESETS: ScaffoldPresets = ScaffoldPresets {
     gemma4: (),
     minimax: (),
     glm: (),
+    deepseek_dsml: (),
 };
 
 impl ToNapiValue for ScaffoldPresets {

@@ -130,9 +130,30 @@ pub const MINIMAX: Preset = Preset {
 pub const GLM: Preset =
     Preset { name: "glm", patterns: &[PresetPattern::Span { start: "<tool_call>", end: "</tool_call>" }] };
 
+/// DeepSeek V3.2 and V4's DSML: the calls sit in a block,
+/// `<｜DSML｜function_calls>…</｜DSML｜function_calls>` for V3.2 (vLLM's
+/// `deepseekv32` tool parser) and `<｜DSML｜tool_calls>…</｜DSML｜tool_calls>`
+/// for V4 (SGLang's `deepseekv4` detector), with `<｜DSML｜invoke …>` and
+/// `<｜DSML｜parameter …>` tags inside; the bars are full-width (U+FF5C).
+/// Reported leaking whole in TokenRhythm/opensquilla#985,
+/// NousResearch/hermes-agent#119261 and sgl-project/sglang#35736.
+pub const DEEPSEEK_DSML: Preset = Preset {
+    name: "deepseek-dsml",
+    patterns: &[
+        PresetPattern::Span {
+            start: "<\u{FF5C}DSML\u{FF5C}function_calls>",
+            end: "</\u{FF5C}DSML\u{FF5C}function_calls>",
+        },
+        PresetPattern::Span {
+            start: "<\u{FF5C}DSML\u{FF5C}tool_calls>",
+            end: "</\u{FF5C}DSML\u{FF5C}tool_calls>",
+        },
+    ],
+};
+
 /// Every preset, in the order `SCAFFOLD_PRESETS` lists them.
-pub const PRESETS: [Preset; 10] =
-    [LFM2, HERMES, LLAMA3, MISTRAL, DEEPSEEK_V3, KIMI_K2, LLAMA4, GEMMA4, MINIMAX, GLM];
+pub const PRESETS: [Preset; 11] =
+    [LFM2, HERMES, LLAMA3, MISTRAL, DEEPSEEK_V3, KIMI_K2, LLAMA4, GEMMA4, MINIMAX, GLM, DEEPSEEK_DSML];
 
 /// The preset with this name.
 pub fn preset(name: &str) -> Option<&'static Preset> {

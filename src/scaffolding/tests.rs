@@ -456,7 +456,8 @@ fn presets_are_usable_registries() {
             "llama4",
             "gemma4",
             "minimax",
-            "glm"
+            "glm",
+            "deepseek-dsml"
         ]
     );
     for preset in &PRESETS {
@@ -912,8 +913,12 @@ fn replays_the_golden_vectors_of_other_registries() {
         let compiled = Arc::new(Registry::new(patterns).unwrap());
         registries.insert(registry.name.as_str(), compiled);
     }
+    // Every preset the reference can run (one span at most) is in the fixture.
     let presets_seen = fixture.registries.iter().filter(|r| r.preset.is_some()).count();
-    assert_eq!(presets_seen, PRESETS.len());
+    let one_span = |preset: &&presets::Preset| {
+        preset.patterns.iter().filter(|p| matches!(p, PresetPattern::Span { .. })).count() <= 1
+    };
+    assert_eq!(presets_seen, PRESETS.iter().filter(one_span).count());
     assert!(fixture.cases.len() > 2000);
     for case in &fixture.cases {
         let registry = registries[case.registry.as_deref().expect("a registry name")].clone();
