@@ -321,6 +321,8 @@ export interface ScaffoldPresets {
   readonly glm: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
   /** DeepSeek V3.2 and V4's DSML blocks, with their full-width bars. */
   readonly 'deepseek-dsml': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  /** Qwen3-Coder's XML calls, wrapped or not. */
+  readonly 'qwen3-coder': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
 }
 
 /**

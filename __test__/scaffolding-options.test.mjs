@@ -35,9 +35,10 @@ function stream(options, chunks) {
   return { filter, outputs, flush: filter.flush(), events };
 }
 
-test('SCAFFOLD_PRESETS: the eleven presets, frozen plain data', () => {
+test('SCAFFOLD_PRESETS: the twelve presets, frozen plain data', () => {
   assert.deepEqual(Object.keys(SCAFFOLD_PRESETS), [
-    'lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2', 'llama4', 'gemma4', 'minimax', 'glm', 'deepseek-dsml',
+    'lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2',
+    'llama4', 'gemma4', 'minimax', 'glm', 'deepseek-dsml', 'qwen3-coder',
   ]);
   assert.ok(Object.isFrozen(SCAFFOLD_PRESETS));
   for (const [name, patterns] of Object.entries(SCAFFOLD_PRESETS)) {

@@ -183,6 +183,9 @@ pub struct ScaffoldPresets {
     /// DeepSeek V3.2 and V4's DSML blocks, with their full-width bars.
     #[napi(readonly, js_name = "deepseek-dsml", ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
     pub deepseek_dsml: (),
+    /// Qwen3-Coder's XML calls, wrapped or not.
+    #[napi(readonly, js_name = "qwen3-coder", ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    pub qwen3_coder: (),
 }
 
 /// Ready-made `patterns` for the model families whose tool-call markup is
@@ -202,6 +205,7 @@ pub const SCAFFOLD_PRESETS: ScaffoldPresets = ScaffoldPresets {
     minimax: (),
     glm: (),
     deepseek_dsml: (),
+    qwen3_coder: (),
 };
 
 impl ToNapiValue for ScaffoldPresets {

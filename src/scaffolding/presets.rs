@@ -151,9 +151,35 @@ pub const DEEPSEEK_DSML: Preset = Preset {
     ],
 };
 
+/// Qwen3-Coder's XML calls: `<tool_call>`, then `<function=NAME>`,
+/// `<parameter=KEY>` blocks and `</function>`, then `</tool_call>` (the
+/// `qwen3_coder` parsers of vLLM and SGLang, whose fallback also reads a
+/// `<function=…>` block with no wrapper). Both spans are listed because
+/// users see both: the wrapped block in vllm-project/vllm#22975, the naked
+/// one in AntSeed/antseed#213, ollama/ollama#16686 and #17742.
+pub const QWEN3_CODER: Preset = Preset {
+    name: "qwen3-coder",
+    patterns: &[
+        PresetPattern::Span { start: "<tool_call>", end: "</tool_call>" },
+        PresetPattern::Span { start: "<function=", end: "</function>" },
+    ],
+};
+
 /// Every preset, in the order `SCAFFOLD_PRESETS` lists them.
-pub const PRESETS: [Preset; 11] =
-    [LFM2, HERMES, LLAMA3, MISTRAL, DEEPSEEK_V3, KIMI_K2, LLAMA4, GEMMA4, MINIMAX, GLM, DEEPSEEK_DSML];
+pub const PRESETS: [Preset; 12] = [
+    LFM2,
+    HERMES,
+    LLAMA3,
+    MISTRAL,
+    DEEPSEEK_V3,
+    KIMI_K2,
+    LLAMA4,
+    GEMMA4,
+    MINIMAX,
+    GLM,
+    DEEPSEEK_DSML,
+    QWEN3_CODER,
+];
 
 /// The preset with this name.
 pub fn preset(name: &str) -> Option<&'static Preset> {

@@ -457,7 +457,8 @@ fn presets_are_usable_registries() {
             "gemma4",
             "minimax",
             "glm",
-            "deepseek-dsml"
+            "deepseek-dsml",
+            "qwen3-coder"
         ]
     );
     for preset in &PRESETS {
