@@ -466,7 +466,7 @@ const OPTION_NAMES: [&str; 4] = ["patterns", "openSpanAtEnd", "onStrip", "maxHel
 /// value in a JavaScript error.
 fn read_options(js: Js, options: Handle) -> Result<Settings> {
     let mut settings = Settings {
-        registry: Registry::shared_default(),
+        registry: Registry::of_defaults(),
         options: scaffolding::Options::default(),
         on_strip: None,
     };

@@ -158,7 +158,7 @@ impl Default for ScaffoldingFilter {
 impl ScaffoldingFilter {
     /// A filter for the default registry (the reference's three patterns).
     pub fn new() -> Self {
-        Self::with_registry(Registry::shared_default())
+        Self::with_registry(Registry::of_defaults())
     }
 
     /// A filter for any checked registry, with the reference's options.

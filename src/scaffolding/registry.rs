@@ -15,7 +15,7 @@
 //! with `|>`, and neither pair occurs anywhere else in it.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// The opening literal of the default span.
 pub const SPAN_START: &str = "<|tool_call_start|>";
@@ -182,16 +182,10 @@ impl Registry {
         Ok(Registry { patterns, literals, span_ends, span_entries, longest_opening, last_units })
     }
 
-    /// The default registry, compiled once and shared.
-    pub fn shared_default() -> Arc<Registry> {
-        static DEFAULT: OnceLock<Arc<Registry>> = OnceLock::new();
-        DEFAULT
-            .get_or_init(|| {
-                Arc::new(
-                    Registry::new(default_patterns()).expect("the default registry meets the precondition"),
-                )
-            })
-            .clone()
+    /// The default registry, compiled for one filter: a few small
+    /// allocations, so nothing is kept between filters.
+    pub fn of_defaults() -> Arc<Registry> {
+        Arc::new(Registry::new(default_patterns()).expect("the default registry meets the precondition"))
     }
 
     /// The patterns, in the order they were given.

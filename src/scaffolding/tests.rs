@@ -400,7 +400,7 @@ fn options_table() {
     for case in OPTION_CASES {
         let options =
             Options { open_span_at_end: case.policy, max_held: case.max_held.and_then(NonZeroUsize::new) };
-        let mut filter = ScaffoldingFilter::with_options(Registry::shared_default(), options);
+        let mut filter = ScaffoldingFilter::with_options(Registry::of_defaults(), options);
         play(&mut filter, case.name, case.chunks, case.outputs, case.flush);
         let mut reference = ReferenceFilter::with_options(default_patterns(), options);
         play(&mut reference, case.name, case.chunks, case.outputs, case.flush);
