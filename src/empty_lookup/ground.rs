@@ -123,14 +123,6 @@ impl Lowered {
         };
     }
 
-    /// The heap this text keeps, in bytes.
-    pub fn heap_bytes(&self) -> usize {
-        match self {
-            Lowered::Ascii(text) => text.capacity(),
-            Lowered::Wide(text) => text.capacity() * 2,
-        }
-    }
-
     /// The text as a scan shows it (no sketch).
     pub fn as_ground(&self) -> GroundText<'_> {
         match self {

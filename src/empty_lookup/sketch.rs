@@ -150,15 +150,6 @@ impl GramSketch {
         len.next_power_of_two().trailing_zeros().max(6)
     }
 
-    /// The heap the sketch of a text of `len` bytes keeps (0 for a text too
-    /// short to be sketched), known before it is built.
-    pub fn heap_bytes_for(len: usize) -> usize {
-        if !Self::is_worth_it(len) {
-            return 0;
-        }
-        (1 << (Self::log_bits_for(len) - 6)) * 8
-    }
-
     /// The heap the sketch keeps, in bytes.
     pub fn heap_bytes(&self) -> usize {
         self.words.len() * 8
