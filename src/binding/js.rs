@@ -18,6 +18,9 @@ use std::ptr;
 
 pub type Handle = sys::napi_value;
 
+/// The most UTF-16 units a string is first read onto the stack with.
+const SHORT_UNITS: usize = 256;
+
 #[derive(Clone, Copy)]
 pub struct Js {
     env: sys::napi_env,
@@ -90,16 +93,8 @@ impl Js {
 
     /// The UTF-16 code units of a string, lone surrogates included.
     pub fn utf16(&self, string: Handle) -> Result<Vec<u16>> {
-        // Most strings read here are short (names, keys, argument values):
-        // one read into a buffer on the stack, rather than asking the length
-        // first. napi ends what it writes with a NUL, so a string that filled
-        // the buffer may have been cut, and is read again in full.
-        let mut short = [0u16; 128];
-        let mut written = 0;
-        check_status!(unsafe {
-            sys::napi_get_value_string_utf16(self.env, string, short.as_mut_ptr(), short.len(), &mut written)
-        })?;
-        if written < short.len() - 1 {
+        let mut short = [0u16; SHORT_UNITS];
+        if let Some(written) = self.read_short(string, &mut short)? {
             return Ok(short[..written].to_vec());
         }
         let mut units = Vec::new();
@@ -107,21 +102,30 @@ impl Js {
         Ok(units)
     }
 
-    /// Runs `body` with a string's UTF-16 code units: read onto the stack
-    /// when the string is short, as most streamed chunks are, so that no
+    /// Runs `body` with a string's UTF-16 code units, read onto the stack
+    /// when the string is short (a streamed chunk usually is), so that no
     /// allocation is made for it.
     pub fn with_units<R>(&self, string: Handle, body: impl FnOnce(&[u16]) -> Result<R>) -> Result<R> {
-        let mut short = [0u16; 256];
-        let mut written = 0;
-        check_status!(unsafe {
-            sys::napi_get_value_string_utf16(self.env, string, short.as_mut_ptr(), short.len(), &mut written)
-        })?;
-        // napi ends what it writes with a NUL: a full buffer may have cut
-        // the string, which is then read again in full.
-        if written < short.len() - 1 {
+        let mut short = [0u16; SHORT_UNITS];
+        if let Some(written) = self.read_short(string, &mut short)? {
             return body(&short[..written]);
         }
-        body(&self.utf16(string)?)
+        let mut units = Vec::new();
+        self.utf16_into(string, &mut units)?;
+        body(&units)
+    }
+
+    /// Reads a string onto `short` in one call, rather than asking its
+    /// length first, as most strings read here are short (names, keys,
+    /// argument values, chunks). Answers how many units it holds, or `None`
+    /// when the string filled the buffer: napi ends what it writes with a
+    /// NUL, so it may have been cut, and must be read again in full.
+    fn read_short(&self, string: Handle, short: &mut [u16; SHORT_UNITS]) -> Result<Option<usize>> {
+        let mut written = 0;
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf16(self.env, string, short.as_mut_ptr(), SHORT_UNITS, &mut written)
+        })?;
+        Ok((written < SHORT_UNITS - 1).then_some(written))
     }
 
     /// Reads a string's UTF-16 code units into `units`, replacing what it
