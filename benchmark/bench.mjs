@@ -46,12 +46,38 @@ function filterWorkload(name, target, chunks, { repeat = 1 } = {}) {
 const ANSWER = answerText(200 * 1024, 11);
 // A model that leaks one large tool call: its JSON payload is the open span.
 const SPAN = `Saving it now. <|tool_call_start|>[write_file(path='devices.jsonl', content='${toolResult(12, 100 * 1024).text}')]<|tool_call_end|> Done.`;
+const SPAN_8X = `Saving it now. <|tool_call_start|>[write_file(path='devices.jsonl', content='${toolResult(12, 800 * 1024).text}')]<|tool_call_end|> Done.`;
+
+/**
+ * Linear growth inside an open span: the addon on 8× the span must take
+ * under 16× the time of the 100 KB span. Both sides here are the addon:
+ * the "baseline" runs the 100 KB span 16 times, the other side the 800 KB
+ * span once, so a ratio of 1 or more means 8× the input took at most 16×
+ * the time.
+ */
+function spanGrowth() {
+  const small = chunked(SPAN, 1, 8, 3);
+  const large = chunked(SPAN_8X, 1, 8, 3);
+  return {
+    name: 'filter: open span growth, 16 x 100 KB against 1 x 800 KB (addon both sides)',
+    target: 1,
+    baseline: () => {
+      let out;
+      for (let i = 0; i < 16; i++) out = streamWith(addon.ScaffoldingFilter, small);
+      return out;
+    },
+    addon: () => streamWith(addon.ScaffoldingFilter, large),
+    same: (a, b) => a === 'Saving it now.  Done.' && b === a,
+  };
+}
+
 const ANGLES = Array.from({ length: 25 * 1024 }, (_, i) => `ab${'cdefgh'[i % 6]}<`).join('');
 
 const filterWorkloads = [
   filterWorkload('filter: 200 KB answer, 1-6 unit chunks', 1.0, chunked(ANSWER, 1, 6, 1)),
   filterWorkload('filter: 200 KB answer, 64 KB chunks', 3, chunked(ANSWER, 64 * 1024, 64 * 1024, 2), { repeat: 20 }),
   filterWorkload('filter: 100 KB open span, 1-8 unit chunks', 20, chunked(SPAN, 1, 8, 3)),
+  spanGrowth(),
   filterWorkload("filter: '<' every 4th unit, 1-4 unit chunks", 0.33, chunked(ANGLES, 1, 4, 4)),
 ];
 
@@ -126,16 +152,11 @@ function runAddon() {
     corpus.push({ toolName, text });
     return corpus.emptyLookupOf(runCalls[i], i);
   });
-  // The run is over: its owner clears the corpus, as the README asks, and
-  // the memory goes back for the next run's pushes.
+  // The run is over: its owner clears the corpus, as the README asks.
   if (typeof corpus.clear === 'function') corpus.clear();
   return encounters;
 }
 
-// The corpus builds its sketches on a helper thread when the machine has a
-// core to spare, so this row also reports CPU time over all threads: the
-// ratio is the caller's wall time, and the CPU line shows the work is not
-// hidden on the other core.
 const runWorkload = {
   name: 'run: 40 results x 100 KB served one by one, a 3-arg call after each (ProducedCorpus)',
   target: 8, baseline: runBaseline, addon: runAddon, same: sameSummary,
@@ -143,24 +164,11 @@ const runWorkload = {
 
 // ---- measuring --------------------------------------------------------------
 
-const pause = new Int32Array(new SharedArrayBuffer(4));
-
-/**
- * Wall time and, with `settle`, CPU time over every thread of the process,
- * in ms. Linux adds a running thread's time to the process's total when it
- * stops running, so before CPU time is read the caller sleeps a few
- * milliseconds: a helper thread still busy or spinning after `fn` returns
- * goes to sleep, and its time is counted. The wall time stops before that.
- */
-function time(fn, settle) {
-  const cpu = process.cpuUsage();
+/** Wall time of `fn`, in ms. */
+function time(fn) {
   const start = process.hrtime.bigint();
   fn();
-  const wall = Number(process.hrtime.bigint() - start) / 1e6;
-  if (!settle) return { wall, cpu: 0 };
-  Atomics.wait(pause, 0, 0, 5);
-  const used = process.cpuUsage(cpu);
-  return { wall, cpu: (used.user + used.system) / 1e3 };
+  return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 const median = (samples) => {
@@ -169,18 +177,14 @@ const median = (samples) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-function measure({ name, baseline: base, addon: ours, same, cpu }) {
+function measure({ name, baseline: base, addon: ours, same }) {
   if (!same(base(), ours())) throw new Error(`${name}: the baseline and the addon disagree`);
   const samples = { baseline: [], addon: [] };
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 ? ['addon', 'baseline'] : ['baseline', 'addon'];
-    for (const side of order) samples[side].push(time(side === 'addon' ? ours : base, cpu));
+    for (const side of order) samples[side].push(time(side === 'addon' ? ours : base));
   }
-  const of = (side, what) => median(samples[side].map((sample) => sample[what]));
-  return {
-    baseline: of('baseline', 'wall'), addon: of('addon', 'wall'),
-    cpu: { baseline: of('baseline', 'cpu'), addon: of('addon', 'cpu') },
-  };
+  return { baseline: median(samples.baseline), addon: median(samples.addon) };
 }
 
 const workloads = [...filterWorkloads, ...emptyLookupWorkloads, runWorkload]
@@ -191,16 +195,11 @@ console.log(`Medians of ${ROUNDS} alternating rounds each; ratio = baseline / ad
 console.log('| workload | baseline ms | addon ms | ratio | target | |');
 console.log('| --- | ---: | ---: | ---: | ---: | --- |');
 let missed = 0;
-const cpuLines = [];
 for (const workload of workloads) {
-  const { baseline: b, addon: a, cpu } = measure(workload);
-  if (workload.cpu) {
-    cpuLines.push(`- ${workload.name}: baseline ${ms(cpu.baseline)} ms, addon ${ms(cpu.addon)} ms, ratio ${(cpu.baseline / cpu.addon).toFixed(2)}`);
-  }
+  const { baseline: b, addon: a } = measure(workload);
   const ratio = b / a;
   const met = ratio >= workload.target;
   if (!met) missed++;
   console.log(`| ${workload.name} | ${ms(b)} | ${ms(a)} | ${ratio.toFixed(ratio >= 100 ? 0 : 2)} | ≥ ${workload.target} | ${met ? 'met' : 'MISSED'} |`);
 }
 console.log(`\n${workloads.length - missed} of ${workloads.length} targets met.`);
-if (cpuLines.length > 0) console.log(`\nCPU time over all threads (medians):\n${cpuLines.join('\n')}`);
