@@ -40,6 +40,7 @@ impl Setting {
             let literals: Vec<&Vec<u16>> = match pattern {
                 Pattern::Span { start, end } => vec![start, end],
                 Pattern::Token { literal } => vec![literal],
+                _ => unimplemented!("literal registries only"),
             };
             for literal in literals {
                 for cut in 1..literal.len() {
@@ -59,13 +60,18 @@ impl Setting {
 
 const PAIR: [u16; 2] = [0xD83D, 0xDE00];
 
-/// The registries every property runs against: the default one, every
-/// preset (those with two spans are checked nowhere else: the Python
-/// reference runs one span at most), and a few built by hand with the
-/// public API, a lone surrogate in a literal included.
+/// The literal registries every property runs against: the default one,
+/// every preset that is one (those with two spans are checked nowhere else:
+/// the Python reference runs one span at most), and a few built by hand
+/// with the public API, a lone surrogate in a literal included. The presets
+/// that run on the general engine are checked in `general_properties.rs`.
 fn fixed_settings() -> Vec<Setting> {
     let filler: &[&[u16]] = &[&units("a"), &units(" "), &units("\n"), &PAIR, &PAIR[..1], &PAIR[1..]];
-    let presets = PRESETS.iter().map(|preset| Setting::new(preset.to_patterns(), filler));
+    let presets = PRESETS
+        .iter()
+        .map(|preset| preset.to_patterns())
+        .filter(|patterns| Registry::new(patterns.clone()).is_ok_and(|registry| registry.is_literal()))
+        .map(|patterns| Setting::new(patterns, filler));
     presets
         .chain([
             Setting::new(default_patterns(), filler),
@@ -89,10 +95,11 @@ fn fixed_settings() -> Vec<Setting> {
 }
 
 #[test]
-fn every_hand_built_registry_is_valid() {
+fn every_hand_built_registry_is_literal() {
     for setting in fixed_settings() {
-        if let Err(error) = Registry::new(setting.patterns.clone()) {
-            panic!("{:?}: {error}", setting.patterns);
+        match Registry::new(setting.patterns.clone()) {
+            Ok(registry) => assert!(registry.is_literal(), "{:?}", setting.patterns),
+            Err(error) => panic!("{:?}: {error}", setting.patterns),
         }
     }
 }
@@ -109,14 +116,14 @@ fn pattern_strategy() -> impl Strategy<Value = Pattern> {
     ]
 }
 
-/// A random registry: candidate patterns kept one by one while the list is
-/// still a valid registry, so every generated list passes `Registry::new`.
+/// A random literal registry: candidate patterns kept one by one while the
+/// list still runs on the one-pass engine.
 fn random_setting() -> impl Strategy<Value = Setting> {
     prop::collection::vec(pattern_strategy(), 1..5).prop_map(|candidates| {
         let mut patterns: Vec<Pattern> = Vec::new();
         for candidate in candidates {
             patterns.push(candidate);
-            if Registry::new(patterns.clone()).is_err() {
+            if !Registry::new(patterns.clone()).is_ok_and(|registry| registry.is_literal()) {
                 patterns.pop();
             }
         }
@@ -243,6 +250,7 @@ fn literals(patterns: &[Pattern]) -> Vec<Vec<u16>> {
         .flat_map(|pattern| match pattern {
             Pattern::Span { start, end } => vec![start.clone(), end.clone()],
             Pattern::Token { literal } => vec![literal.clone()],
+            _ => unimplemented!("literal registries only"),
         })
         .collect()
 }
@@ -250,8 +258,9 @@ fn literals(patterns: &[Pattern]) -> Vec<Vec<u16>> {
 proptest! {
     #![proptest_config(config(2000))]
 
-    /// `Registry::new` accepts exactly the lists whose literals can never
-    /// overlap: the precondition the one-pass filter rests on.
+    /// A list of literal patterns runs on the one-pass engine exactly when
+    /// its literals can never overlap: the precondition that engine rests
+    /// on. Every such list is a registry.
     #[test]
     fn the_registry_check_is_the_overlap_rule(patterns in prop::collection::vec(pattern_strategy(), 1..4)) {
         let all = literals(&patterns);
@@ -265,6 +274,8 @@ proptest! {
                 }
             }
         }
-        prop_assert_eq!(Registry::new(patterns.clone()).is_ok(), !overlapping, "{:?}", patterns);
+        let registry = Registry::new(patterns.clone());
+        prop_assert!(registry.is_ok(), "{:?}", patterns);
+        prop_assert_eq!(registry.is_ok_and(|registry| registry.is_literal()), !overlapping, "{:?}", patterns);
     }
 }

@@ -1,40 +1,16 @@
-//! The streaming filter: one left-to-right pass over each chunk.
-//!
-//! The reference removes the leftmost complete match from `pending + chunk`,
-//! again and again, rescanning the whole buffer each time. Because literal
-//! occurrences never overlap (the registry's precondition), the same
-//! sequence of removals falls out of a single pass that appends the chunk
-//! to the held tail unit by unit and looks only at the end of what it has
-//! built, like a stack:
-//!
-//! - a token that completes there is the leftmost match (every open span
-//!   lacks an end after it), so it is stripped on its own. Whatever the
-//!   removal joins is seen as later units complete literals across the join;
-//! - a span start that completes while its span is not open matches iff its
-//!   end occurs in the unread rest of the chunk (nothing in the held text
-//!   after it can be one). If it does, the span up to the first such end is
-//!   stripped in one piece, swallowing the tokens inside; if not, the span
-//!   is open;
-//! - an end that completes while its span is open closes it, together with
-//!   any span opened inside it; otherwise it is content, and so is a start
-//!   whose span is already open.
-//!
-//! A span held open from an earlier feed can only be closed by an end that
-//! reaches into the new chunk, so each feed checks that once, at the start,
-//! and never rescans the held text. Ends are looked up in the chunk with a
-//! cursor that only moves forward, so a feed costs time proportional to the
-//! chunk (plus the text it strips or emits), never to what is held.
+//! The filter: the public face over the two engines, and what both keep,
+//! the record of every strip.
 //!
 //! Two options go beyond the reference ([`Options`]): what becomes of a span
 //! still open at the end ([`OpenSpanPolicy`]), and a bound on how much an
-//! open span may hold between feeds (`max_held`). Past the bound, the held
-//! span is settled as the flush would settle it, and the filter carries on
-//! in the normal state with nothing held.
+//! open span may hold between feeds (`max_held`).
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-use super::registry::{find, Registry, Role};
+use super::one_pass::{OnePass, Pass};
+use super::registry::{Form, Registry};
+use super::threads::Threads;
 
 /// What becomes of a span that is still open when the stream ends (or when
 /// it outgrows [`Options::max_held`]).
@@ -100,29 +76,47 @@ struct StripRecord {
     pattern: usize,
 }
 
-/// A span whose start is in the held text and whose end has not been seen.
-#[derive(Clone, Copy, Debug)]
-struct OpenSpan {
-    span: usize,
-    /// Where its start literal begins in `held`.
-    at: usize,
+/// Every stripped span's text, back to back, with one record per span.
+#[derive(Debug, Default)]
+pub(crate) struct StripLog {
+    stripped: Vec<u16>,
+    strips: Vec<StripRecord>,
 }
 
-/// What is known, during one feed, about where a span's end occurs in the
-/// chunk: the first occurrence at or after `from` begins at `at` (`None`:
-/// there is none).
-#[derive(Clone, Copy, Debug)]
-struct NextEnd {
-    from: usize,
-    at: Option<usize>,
+impl StripLog {
+    /// Records one stripped span, given in pieces.
+    pub(crate) fn record(&mut self, pieces: &[&[u16]], reason: StripReason, pattern: usize) {
+        for piece in pieces {
+            self.stripped.extend_from_slice(piece);
+        }
+        self.strips.push(StripRecord { end: self.stripped.len(), reason, pattern });
+    }
+
+    fn len(&self) -> usize {
+        self.strips.len()
+    }
+
+    fn get(&self, index: usize) -> Option<Strip<'_>> {
+        (index < self.strips.len()).then(|| self.at(index))
+    }
+
+    /// The strip with an index below `len()`.
+    fn at(&self, index: usize) -> Strip<'_> {
+        let StripRecord { end, reason, pattern } = self.strips[index];
+        let start = match index {
+            0 => 0,
+            _ => self.strips[index - 1].end,
+        };
+        Strip { span: &self.stripped[start..end], reason, pattern }
+    }
 }
 
-const UNSEARCHED: NextEnd = NextEnd { from: usize::MAX, at: None };
-
-/// Above this capacity, the held buffer is given back once it is small
-/// again, so that one long span does not pin its memory for the stream's
-/// lifetime.
-const KEEP_CAPACITY: usize = 4096;
+/// The engine a registry runs on, with its state.
+#[derive(Debug)]
+enum Engine {
+    OnePass(OnePass),
+    Threads(Threads),
+}
 
 /// Strips a registry's scaffolding from streamed text, chunk by chunk, with
 /// exactly the output of the reference filter for every chunking.
@@ -134,19 +128,8 @@ const KEEP_CAPACITY: usize = 4096;
 pub struct ScaffoldingFilter {
     registry: Arc<Registry>,
     options: Options,
-    /// The held tail between feeds; during a feed, the text built so far.
-    /// Between feeds it is either a proper prefix of an opening literal (at
-    /// most [`Registry::max_partial`] units) or starts with an open span.
-    held: Vec<u16>,
-    /// Open spans, innermost last. Positions increase; a span is open at
-    /// most once.
-    open: Vec<OpenSpan>,
-    /// Per span, the end lookup for the current feed.
-    next_end: Vec<NextEnd>,
-    /// Every stripped span's text, back to back.
-    stripped: Vec<u16>,
-    /// One record per stripped span, in strip order.
-    strips: Vec<StripRecord>,
+    engine: Engine,
+    log: StripLog,
 }
 
 impl Default for ScaffoldingFilter {
@@ -168,16 +151,11 @@ impl ScaffoldingFilter {
 
     /// A filter for any checked registry and options.
     pub fn with_options(registry: Arc<Registry>, options: Options) -> Self {
-        let spans = registry.span_count();
-        ScaffoldingFilter {
-            registry,
-            options,
-            held: Vec::new(),
-            open: Vec::new(),
-            next_end: vec![UNSEARCHED; spans],
-            stripped: Vec::new(),
-            strips: Vec::new(),
-        }
+        let engine = match registry.form() {
+            Form::Literals(literals) => Engine::OnePass(OnePass::new(literals)),
+            Form::General(_) => Engine::Threads(Threads::default()),
+        };
+        ScaffoldingFilter { registry, options, engine, log: StripLog::default() }
     }
 
     pub fn registry(&self) -> &Registry {
@@ -200,216 +178,81 @@ impl ScaffoldingFilter {
         if chunk.is_empty() {
             return emit(&[]);
         }
-        let mut hold = self.absorb(chunk);
-        if self.outgrown() {
-            self.settle_open_span(StripReason::MaxHeld);
-            hold = self.held.len();
+        match (&mut self.engine, self.registry.form()) {
+            (Engine::OnePass(state), Form::Literals(literals)) => {
+                Pass { state, literals, options: self.options, log: &mut self.log }.feed_with(chunk, emit)
+            }
+            (Engine::Threads(state), Form::General(general)) => {
+                let mut out = Vec::with_capacity(chunk.len());
+                state.feed(general, self.options, &mut self.log, chunk, &mut out);
+                emit(&out)
+            }
+            _ => unreachable!("a filter's engine is chosen from its registry's form"),
         }
-        let emitted = emit(&self.held[..hold]);
-        self.held.drain(..hold);
-        for open in &mut self.open {
-            open.at -= hold;
-        }
-        if self.open.is_empty() && self.held.capacity() > KEEP_CAPACITY {
-            self.held.shrink_to(self.registry.max_partial());
-        }
-        emitted
     }
 
     /// Ends the stream: returns the held tail. A partial marker is content
     /// after all; a span still open is settled by the open-span policy
     /// (returned as text, or stripped). The counters and spans stay; the
-    /// filter can be fed again.
+    /// filter can be fed again, as at the start of a new stream.
     pub fn flush(&mut self) -> Vec<u16> {
-        self.settle_open_span(StripReason::UnclosedAtEnd);
-        std::mem::take(&mut self.held)
+        match (&mut self.engine, self.registry.form()) {
+            (Engine::OnePass(state), Form::Literals(literals)) => {
+                Pass { state, literals, options: self.options, log: &mut self.log }.flush()
+            }
+            (Engine::Threads(state), Form::General(general)) => {
+                let mut out = Vec::new();
+                state.flush(general, self.options, &mut self.log, &mut out);
+                out
+            }
+            _ => unreachable!("a filter's engine is chosen from its registry's form"),
+        }
     }
 
     /// Total length of the stripped spans, in code units.
     pub fn stripped_chars(&self) -> usize {
-        self.stripped.len()
+        self.log.stripped.len()
     }
 
     /// The stripped spans, in the order they were stripped.
     pub fn stripped_spans(&self) -> impl ExactSizeIterator<Item = &[u16]> + '_ {
-        (0..self.strips.len()).map(|index| self.span_text(index))
+        self.strips().map(|strip| strip.span)
     }
 
     /// Every strip with its reason and pattern, in strip order.
     pub fn strips(&self) -> impl ExactSizeIterator<Item = Strip<'_>> + '_ {
-        (0..self.strips.len()).map(|index| self.strip_at(index))
+        (0..self.log.len()).map(|index| self.log.at(index))
     }
 
     /// The strip with this index (in strip order), if there is one.
     pub fn strip(&self, index: usize) -> Option<Strip<'_>> {
-        (index < self.strips.len()).then(|| self.strip_at(index))
-    }
-
-    fn strip_at(&self, index: usize) -> Strip<'_> {
-        let StripRecord { reason, pattern, .. } = self.strips[index];
-        Strip { span: self.span_text(index), reason, pattern }
-    }
-
-    fn span_text(&self, index: usize) -> &[u16] {
-        let start = match index {
-            0 => 0,
-            _ => self.strips[index - 1].end,
-        };
-        &self.stripped[start..self.strips[index].end]
+        self.log.get(index)
     }
 
     /// The text held back for the next feed or the flush.
     pub fn held(&self) -> &[u16] {
-        &self.held
+        match &self.engine {
+            Engine::OnePass(state) => state.held(),
+            Engine::Threads(state) => state.held(),
+        }
     }
 
-    /// Whether the held text begins an unclosed span.
+    /// Whether the held text begins an unclosed span (for the general
+    /// engine: whether some match in progress has its opening complete).
     pub fn is_span_open(&self) -> bool {
-        !self.open.is_empty()
+        match &self.engine {
+            Engine::OnePass(state) => state.is_span_open(),
+            Engine::Threads(state) => state.is_span_open(),
+        }
     }
 
     /// Whether nothing is held and no span is open: then a chunk with none
     /// of the registry's [`Registry::start_units`] comes out of `feed`
     /// whole, and leaves the filter idle.
     pub fn is_idle(&self) -> bool {
-        self.held.is_empty() && !self.is_span_open()
-    }
-
-    /// Appends `chunk` to the held text, stripping as it goes, and returns
-    /// how much of the result can be emitted.
-    fn absorb(&mut self, chunk: &[u16]) -> usize {
-        self.next_end.fill(UNSEARCHED);
-        let mut read = self.close_held_span(chunk);
-        while read < chunk.len() {
-            let rest = &chunk[read..];
-            let Some(last) = self.registry.next_last_unit(rest) else {
-                self.held.extend_from_slice(rest);
-                break;
-            };
-            self.held.extend_from_slice(&rest[..=last]);
-            read += last + 1;
-            read = self.on_unit_appended(chunk, read);
-        }
-        self.hold_index()
-    }
-
-    /// Handles a literal that may have just completed at the end of `held`;
-    /// `read` is how much of `chunk` has been consumed. Returns the new
-    /// `read` (further on when a span was stripped through the chunk).
-    fn on_unit_appended(&mut self, chunk: &[u16], read: usize) -> usize {
-        let Some(literal) = self.registry.literal_ending(&self.held) else {
-            return read;
-        };
-        let at = self.held.len() - literal.units.len();
-        let entry = literal.entry;
-        match literal.role {
-            Role::Token => self.cut(at, &[], entry, StripReason::Match),
-            Role::End(span) => {
-                if let Some(index) = self.open.iter().position(|open| open.span == span) {
-                    let from = self.open[index].at;
-                    self.open.truncate(index);
-                    self.cut(from, &[], entry, StripReason::Match);
-                }
-            }
-            Role::Start(span) => {
-                if self.open.iter().all(|open| open.span != span) {
-                    match self.next_end(span, chunk, read) {
-                        Some(end_at) => {
-                            let through = end_at + self.registry.span_end(span).len();
-                            self.cut(at, &chunk[read..through], entry, StripReason::Match);
-                            return through;
-                        }
-                        None => self.open.push(OpenSpan { span, at }),
-                    }
-                }
-            }
-        }
-        read
-    }
-
-    /// At the start of a feed, closes the outermost held-open span whose end
-    /// straddles the held text and the chunk or lies in the chunk, and
-    /// returns where reading the chunk resumes.
-    fn close_held_span(&mut self, chunk: &[u16]) -> usize {
-        for index in 0..self.open.len() {
-            let OpenSpan { span, at } = self.open[index];
-            let reach = self.straddling_end(span, chunk).or_else(|| {
-                let end_at = self.next_end(span, chunk, 0)?;
-                Some(end_at + self.registry.span_end(span).len())
-            });
-            if let Some(through) = reach {
-                self.open.truncate(index);
-                let entry = self.registry.span_entry(span);
-                self.cut(at, &chunk[..through], entry, StripReason::Match);
-                return through;
-            }
-        }
-        0
-    }
-
-    /// How far into `chunk` an end literal reaches that begins in the held
-    /// text and finishes in the chunk, if there is one.
-    fn straddling_end(&self, span: usize, chunk: &[u16]) -> Option<usize> {
-        let end = self.registry.span_end(span);
-        let most_held = (end.len() - 1).min(self.held.len());
-        (1..=most_held)
-            .rev()
-            .find(|&in_held| self.held.ends_with(&end[..in_held]) && chunk.starts_with(&end[in_held..]))
-            .map(|in_held| end.len() - in_held)
-    }
-
-    /// The first occurrence of `span`'s end in `chunk[from..]`. Queries come
-    /// with non-decreasing `from` while it is useful, so the answer is kept
-    /// and each unit of the chunk is searched about once per span.
-    fn next_end(&mut self, span: usize, chunk: &[u16], from: usize) -> Option<usize> {
-        let known = self.next_end[span];
-        if known.from <= from && known.at.is_none_or(|at| at >= from) {
-            return known.at;
-        }
-        let at = find(&chunk[from..], self.registry.span_end(span)).map(|offset| from + offset);
-        self.next_end[span] = NextEnd { from, at };
-        at
-    }
-
-    /// Records `held[from..] + through` as one span stripped by pattern
-    /// `entry`, and cuts it from the held text.
-    fn cut(&mut self, from: usize, through: &[u16], entry: usize, reason: StripReason) {
-        self.stripped.extend_from_slice(&self.held[from..]);
-        self.stripped.extend_from_slice(through);
-        self.strips.push(StripRecord { end: self.stripped.len(), reason, pattern: entry });
-        self.held.truncate(from);
-    }
-
-    /// Whether the open span holds more than `max_held` allows.
-    fn outgrown(&self) -> bool {
-        match (self.options.max_held, self.open.first()) {
-            (Some(most), Some(open)) => self.held.len() - open.at > most.get(),
-            _ => false,
-        }
-    }
-
-    /// Settles the outermost open span, and so every span opened inside it,
-    /// by the open-span policy: under `Emit` its text stays in `held` to be
-    /// emitted as text; under `Drop` it is stripped for `reason`. Either
-    /// way no span is open afterwards. Everything held from the outermost
-    /// start on belongs to the span, a trailing partial marker included.
-    fn settle_open_span(&mut self, reason: StripReason) {
-        let Some(&OpenSpan { span, at }) = self.open.first() else {
-            return;
-        };
-        self.open.clear();
-        if self.options.open_span_at_end == OpenSpanPolicy::Drop {
-            let entry = self.registry.span_entry(span);
-            self.cut(at, &[], entry, reason);
-        }
-    }
-
-    /// Where the held tail begins: at the outermost open span, else at the
-    /// longest suffix that could still grow into an opening literal.
-    fn hold_index(&self) -> usize {
-        match self.open.first() {
-            Some(open) => open.at,
-            None => self.held.len() - self.registry.partial_opening_len(&self.held),
+        match &self.engine {
+            Engine::OnePass(state) => state.held().is_empty() && !state.is_span_open(),
+            Engine::Threads(state) => state.is_idle(),
         }
     }
 }

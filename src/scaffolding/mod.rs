@@ -7,27 +7,38 @@
 //! registered forms as the text flows and holds back only what could still
 //! turn into one.
 //!
-//! # Guarantees
+//! # Two engines, chosen by the registry
 //!
-//! - **Same output as the reference filter** (a short Python class kept in
-//!   the specification) for every chunking: feed by feed, the same flush,
-//!   the same stripped spans in the same order. That includes its quirks:
-//!   a removal can join its neighbours into a new marker, which is removed
-//!   too, so the output depends on where the chunks were cut.
+//! - A **literal registry** (literal spans and tokens that can never
+//!   overlap; the default is one) runs on the one-pass engine, with the
+//!   same output as the reference filter (a short Python class kept in the
+//!   specification) for every chunking: feed by feed, the same flush, the
+//!   same stripped spans in the same order. That includes its quirk: a
+//!   removal can join its neighbours into a new marker, which is removed
+//!   too, so the output can depend on where the chunks were cut.
+//! - **Any other registry** (overlapping literals, regular expressions, an
+//!   opening followed by JSON, bare JSON tool calls, unions of presets)
+//!   runs on the general engine: it strips what one regular expression made
+//!   of the patterns in order would find in the whole text, and never joins,
+//!   so its output is the same for every chunking.
+//!
+//! # Guarantees, for both
+//!
 //! - **Lossless UTF-16**: the filter works on code units and never decodes,
 //!   so lone surrogates pass through and nothing becomes U+FFFD. Lengths are
-//!   JavaScript `.length`s.
+//!   JavaScript `.length`s. (A regular expression reads a lone surrogate as
+//!   U+FFFD; the surrogate itself still passes through.)
+//! - **Nothing lost**: the output and the stripped spans add up to the
+//!   input, unit for unit.
 //! - **Linear time**: a feed costs time proportional to the chunk, where the
-//!   reference rescans everything it holds. Memory outside an open span is
-//!   at most the longest opening literal minus one unit; an open span is
-//!   held whole, because the flush must return it, unless
-//!   [`Options::max_held`] bounds it.
+//!   reference rescans everything it holds; inside an open span, a long JSON
+//!   value or a long regular-expression match too. An open span is held
+//!   whole, because the flush must return it, unless [`Options::max_held`]
+//!   bounds it.
 //!
 //! The patterns are data ([`Registry`], [`Pattern`]); the default registry
 //! is the reference's span and two tokens, and [`presets`] names the
-//! registries of other model families. A registry must keep literal
-//! occurrences from overlapping (see [`registry`]); that is what lets one
-//! pass stand in for the reference's repeated rescans.
+//! registries of other model families.
 //!
 //! [`Options`] go beyond the reference, which always returns an unclosed
 //! span as text at the end and holds an open span however long it grows:
@@ -36,12 +47,17 @@
 //! and pattern ([`Strip`]), for a caller that reports them as they happen.
 
 mod filter;
+mod json;
+mod one_pass;
 pub mod presets;
+mod regex;
 pub mod registry;
+mod threads;
 
 pub use filter::{OpenSpanPolicy, Options, ScaffoldingFilter, Strip, StripReason};
-pub use presets::{Preset, PresetPattern, PRESETS};
-pub use registry::{default_patterns, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};
+pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
+pub use regex::RegexSource;
+pub use registry::{default_patterns, Part, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};
 
 #[cfg(test)]
 mod reference;

@@ -114,6 +114,7 @@ impl ReferenceFilter {
                 Some((s, e + end.len()))
             }
             Pattern::Token { literal } => find(buf, literal).map(|s| (s, s + literal.len())),
+            _ => unimplemented!("the reference takes literal spans and tokens"),
         }
     }
 
@@ -159,6 +160,7 @@ impl ReferenceFilter {
                     }
                 }
                 Pattern::Token { literal } => openings.push(literal),
+                _ => unimplemented!("the reference takes literal spans and tokens"),
             }
         }
         let max_opening = openings.iter().map(|o| o.len()).max().unwrap_or(0);

@@ -1,21 +1,34 @@
 //! What the filter strips, as data: a list of patterns, each a span (from a
-//! start literal to the first end literal after it) or a standalone token.
+//! start to the first end after it), a standalone token or regular
+//! expression, an opening followed by one JSON value, or a bare JSON tool
+//! call.
 //!
-//! A [`Registry`] is a checked, compiled list of patterns. The check is the
-//! precondition the one-pass filter relies on: **no two literal occurrences
-//! can ever overlap**, in any text. Concretely, for all literals `a` and `b`
-//! of the registry (span starts, span ends and tokens, `a` and `b` possibly
-//! the same literal):
+//! A [`Registry`] is a checked, compiled list of patterns. Any list of
+//! well-formed patterns is a registry; how it is run depends on what it
+//! holds:
 //!
-//! - no literal is empty, and no literal occurs inside another one (equal
-//!   literals included);
-//! - no proper suffix of `a` is a proper prefix of `b`.
+//! - **Literal registries**, whose patterns are all literal spans and
+//!   tokens and whose literals can never overlap in any text, run on the
+//!   one-pass engine, which reproduces the reference filter feed by feed
+//!   (see `one_pass`). The default registry is one. "Never overlap" means,
+//!   for all literals `a` and `b` (span starts, span ends and tokens, `a`
+//!   and `b` possibly the same literal): no literal occurs inside another
+//!   one, and no proper suffix of `a` is a proper prefix of `b`.
+//! - **Every other registry** runs on the general engine (see `threads`):
+//!   the leftmost match is stripped, then the next one after it, and so on,
+//!   a tie at one start going to the earlier pattern, exactly as one
+//!   regular expression made of the patterns in order would find them.
 //!
-//! The default registry meets it: every literal begins with `<|` and ends
-//! with `|>`, and neither pair occurs anywhere else in it.
+//! The two agree except where the reference's own quirk applies: after a
+//! strip, the reference searches the joined text again, so the text on the
+//! two sides of a strip can form a new match. The general engine never
+//! joins; its output is the same for every chunking.
 
 use std::fmt;
 use std::sync::Arc;
+
+use super::regex::RegexSource;
+use super::threads::General;
 
 /// The opening literal of the default span.
 pub const SPAN_START: &str = "<|tool_call_start|>";
@@ -32,14 +45,51 @@ pub const TOKENS: [&str; 2] = ["<|tool_calls|>", "<|tool_call|>"];
 pub const DEFAULT_PATTERN_SOURCES: [&str; 3] =
     [r"<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>", r"<\|tool_calls\|>", r"<\|tool_call\|>"];
 
-/// One registry entry. Literals are UTF-16 code units, as JavaScript holds
-/// strings, so a custom literal may contain any JavaScript string.
+/// One part of a pattern: a literal (UTF-16 code units, as JavaScript holds
+/// strings) or a regular expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    Literal(Vec<u16>),
+    Regex(RegexSource),
+}
+
+impl Part {
+    pub fn literal(text: &str) -> Self {
+        Part::Literal(text.encode_utf16().collect())
+    }
+
+    pub fn regex(source: &str) -> Self {
+        Part::Regex(RegexSource::new(source))
+    }
+
+    /// The JavaScript `RegExp` source that matches this part.
+    fn regex_source(&self) -> String {
+        match self {
+            Part::Literal(units) => regex_escape(units),
+            Part::Regex(regex) => format!("(?:{})", regex.source),
+        }
+    }
+}
+
+/// One registry entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pattern {
     /// `start`, then anything, up to and including the first `end` after it.
     Span { start: Vec<u16>, end: Vec<u16> },
     /// The literal on its own.
     Token { literal: Vec<u16> },
+    /// A match of a regular expression.
+    Regex { regex: RegexSource },
+    /// A span with a regular expression at one end or both: a match of
+    /// `start`, then anything, up to and including the first match of `end`.
+    RegexSpan { start: Part, end: Part },
+    /// A match of `start`, optional JSON whitespace, and one complete JSON
+    /// object or array.
+    Json { start: Part },
+    /// A bare JSON tool call at the start of the answer or of a line,
+    /// optionally in a Markdown fence (see `json::is_tool_call` for the
+    /// shapes). With `tool_names`, only calls naming one of them.
+    JsonCall { tool_names: Option<Vec<String>> },
 }
 
 impl Pattern {
@@ -53,22 +103,46 @@ impl Pattern {
         Pattern::Token { literal: literal.encode_utf16().collect() }
     }
 
-    /// The JavaScript `RegExp` source that matches what this pattern strips
-    /// (without flags: a span is non-greedy and `[\s\S]` crosses newlines).
-    pub fn regex_source(&self) -> String {
-        match self {
-            Pattern::Span { start, end } => {
-                format!("{}[\\s\\S]*?{}", regex_escape(start), regex_escape(end))
-            }
-            Pattern::Token { literal } => regex_escape(literal),
+    /// A span between two parts, literal ones or not.
+    pub fn span_of(start: Part, end: Part) -> Self {
+        match (start, end) {
+            (Part::Literal(start), Part::Literal(end)) => Pattern::Span { start, end },
+            (start, end) => Pattern::RegexSpan { start, end },
         }
     }
 
-    /// The pattern's literals, each with the name of its part.
-    fn parts(&self) -> Vec<(&'static str, &[u16])> {
+    /// A token that is a literal or a regular expression.
+    pub fn token_of(part: Part) -> Self {
+        match part {
+            Part::Literal(literal) => Pattern::Token { literal },
+            Part::Regex(regex) => Pattern::Regex { regex },
+        }
+    }
+
+    /// The JavaScript `RegExp` source that matches what this pattern strips
+    /// (without flags: a span is non-greedy and `[\s\S]` crosses newlines),
+    /// for the kinds a regular expression can say: not the JSON kinds.
+    pub fn regex_source(&self) -> Option<String> {
         match self {
-            Pattern::Span { start, end } => vec![("start", start), ("end", end)],
-            Pattern::Token { literal } => vec![("token", literal)],
+            Pattern::Span { start, end } => {
+                Some(format!("{}[\\s\\S]*?{}", regex_escape(start), regex_escape(end)))
+            }
+            Pattern::Token { literal } => Some(regex_escape(literal)),
+            Pattern::Regex { regex } => Some(regex.source.clone()),
+            Pattern::RegexSpan { start, end } => {
+                Some(format!("{}[\\s\\S]*?{}", start.regex_source(), end.regex_source()))
+            }
+            Pattern::Json { .. } | Pattern::JsonCall { .. } => None,
+        }
+    }
+
+    /// The pattern's literals, each with the name of its part, when it is a
+    /// literal span or token.
+    fn literal_parts(&self) -> Option<Vec<(&'static str, &[u16])>> {
+        match self {
+            Pattern::Span { start, end } => Some(vec![("start", start), ("end", end)]),
+            Pattern::Token { literal } => Some(vec![("token", literal)]),
+            _ => None,
         }
     }
 }
@@ -134,10 +208,25 @@ pub(crate) struct Literal {
     pub(crate) entry: usize,
 }
 
-/// A checked, compiled pattern list (see the module docs for the check).
+/// A checked, compiled pattern list (see the module docs for how it runs).
 #[derive(Debug)]
 pub struct Registry {
     patterns: Vec<Pattern>,
+    form: Form,
+}
+
+/// How a registry is run.
+#[derive(Debug)]
+pub(crate) enum Form {
+    /// On the one-pass engine: literal spans and tokens that never overlap.
+    Literals(Literals),
+    /// On the general engine.
+    General(General),
+}
+
+/// A literal registry, compiled for the one-pass engine.
+#[derive(Debug)]
+pub(crate) struct Literals {
     literals: Vec<Literal>,
     /// For each span, the units of its end literal.
     span_ends: Vec<Vec<u16>>,
@@ -150,10 +239,81 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Checks the precondition and compiles the patterns. The error names
-    /// the first entry that conflicts with itself or with an earlier one.
+    /// Checks and compiles the patterns. The error names the first entry
+    /// that cannot be used, and why: an empty literal, a regular expression
+    /// the crate cannot run or one that matches the empty string, an empty
+    /// `toolNames`.
     pub fn new(patterns: Vec<Pattern>) -> Result<Self, RegistryError> {
-        check_disjoint(&patterns)?;
+        check_well_formed(&patterns)?;
+        let form = match Literals::new(&patterns) {
+            Some(literals) => Form::Literals(literals),
+            None => Form::General(General::new(&patterns)?),
+        };
+        Ok(Registry { patterns, form })
+    }
+
+    /// The default registry, compiled for one filter: a few small
+    /// allocations, so nothing is kept between filters.
+    pub fn of_defaults() -> Arc<Registry> {
+        Arc::new(Registry::new(default_patterns()).expect("the default registry is well formed"))
+    }
+
+    /// The patterns, in the order they were given.
+    pub fn patterns(&self) -> &[Pattern] {
+        &self.patterns
+    }
+
+    pub(crate) fn form(&self) -> &Form {
+        &self.form
+    }
+
+    /// Whether this registry runs on the one-pass engine, exactly as the
+    /// reference filter runs (see the module docs).
+    pub fn is_literal(&self) -> bool {
+        matches!(self.form, Form::Literals(_))
+    }
+
+    /// Every unit a match can begin with, sorted, each once. A filter that
+    /// holds nothing cannot strip or hold any part of a chunk that has none
+    /// of these units, and stays as it was; `None` when no such set can be
+    /// given (a pattern that depends on what came before, such as a JSON
+    /// call at the start of a line, or a very large set).
+    pub fn start_units(&self) -> Option<Vec<u16>> {
+        match &self.form {
+            Form::Literals(_) => {
+                let mut units: Vec<u16> = self
+                    .patterns
+                    .iter()
+                    .filter_map(|pattern| match pattern {
+                        Pattern::Span { start, .. } => start.first().copied(),
+                        Pattern::Token { literal } => literal.first().copied(),
+                        _ => None,
+                    })
+                    .collect();
+                units.sort_unstable();
+                units.dedup();
+                Some(units)
+            }
+            Form::General(general) => general.start_units(),
+        }
+    }
+
+    /// The longest held tail outside an open span, for a literal registry:
+    /// one unit short of the longest opening literal.
+    pub fn max_partial(&self) -> usize {
+        match &self.form {
+            Form::Literals(literals) => literals.max_partial(),
+            Form::General(_) => 0,
+        }
+    }
+}
+
+impl Literals {
+    /// Compiles a literal registry, or `None` when the list is not one.
+    fn new(patterns: &[Pattern]) -> Option<Self> {
+        if patterns.iter().any(|pattern| pattern.literal_parts().is_none()) || !are_disjoint(patterns) {
+            return None;
+        }
         let mut literals = Vec::new();
         let mut span_ends = Vec::new();
         let mut span_entries = Vec::new();
@@ -169,6 +329,7 @@ impl Registry {
                 Pattern::Token { literal } => {
                     literals.push(Literal { units: literal.clone(), role: Role::Token, entry });
                 }
+                _ => return None,
             }
         }
         let longest_opening = literals
@@ -177,43 +338,12 @@ impl Registry {
             .map(|literal| literal.units.len())
             .max()
             .unwrap_or(0);
-        let last_units =
-            LastUnits::new(literals.iter().map(|literal| literal.units[literal.units.len() - 1]));
-        Ok(Registry { patterns, literals, span_ends, span_entries, longest_opening, last_units })
+        let last_units = LastUnits::new(literals.iter().filter_map(|literal| literal.units.last().copied()));
+        Some(Literals { literals, span_ends, span_entries, longest_opening, last_units })
     }
 
-    /// The default registry, compiled for one filter: a few small
-    /// allocations, so nothing is kept between filters.
-    pub fn of_defaults() -> Arc<Registry> {
-        Arc::new(Registry::new(default_patterns()).expect("the default registry meets the precondition"))
-    }
-
-    /// The patterns, in the order they were given.
-    pub fn patterns(&self) -> &[Pattern] {
-        &self.patterns
-    }
-
-    /// Every unit a match can begin with: the first unit of each opening
-    /// literal (span starts and tokens), sorted, each once. A match begins
-    /// with an opening literal, so a filter that holds nothing cannot strip
-    /// or hold any part of a chunk that has none of these units.
-    pub fn start_units(&self) -> Vec<u16> {
-        let mut units: Vec<u16> = self
-            .patterns
-            .iter()
-            .map(|pattern| match pattern {
-                Pattern::Span { start, .. } => start[0],
-                Pattern::Token { literal } => literal[0],
-            })
-            .collect();
-        units.sort_unstable();
-        units.dedup();
-        units
-    }
-
-    /// The longest held tail in the normal state (no span open): one unit
-    /// short of the longest opening literal.
-    pub fn max_partial(&self) -> usize {
+    /// One unit short of the longest opening literal.
+    pub(crate) fn max_partial(&self) -> usize {
         self.longest_opening.saturating_sub(1)
     }
 
@@ -266,59 +396,67 @@ impl Registry {
     }
 }
 
-/// One literal of an entry, named for error messages.
-#[derive(Clone, Copy)]
-struct Part<'a> {
-    entry: usize,
-    name: &'static str,
-    units: &'a [u16],
-}
-
-impl fmt::Display for Part<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = String::from_utf16_lossy(self.units);
-        write!(f, "pattern {}'s {} `{text}`", self.entry, self.name)
-    }
-}
-
-/// Enforces the precondition over every pair of literals, each literal
-/// paired with itself too.
-fn check_disjoint(patterns: &[Pattern]) -> Result<(), RegistryError> {
-    let mut seen: Vec<Part<'_>> = Vec::new();
+/// The checks every registry must pass: no empty literal and a non-empty
+/// `toolNames` of non-empty names. (Regular expressions are checked as
+/// they are compiled.)
+fn check_well_formed(patterns: &[Pattern]) -> Result<(), RegistryError> {
+    let empty = |entry, name: &str| RegistryError { entry, reason: format!("its {name} is empty") };
     for (entry, pattern) in patterns.iter().enumerate() {
-        if let Pattern::Span { start, end } = pattern {
-            if start == end && !start.is_empty() {
+        match pattern {
+            Pattern::JsonCall { tool_names: Some(names) } if names.is_empty() => {
                 return Err(RegistryError {
                     entry,
-                    reason: "its end is the same as its start, so no end could be told from a start".into(),
+                    reason:
+                        "its toolNames is empty, so it would strip nothing (leave toolNames out for any tool)"
+                            .into(),
                 });
             }
+            Pattern::JsonCall { tool_names: Some(names) } if names.iter().any(String::is_empty) => {
+                return Err(empty(entry, "tool name"));
+            }
+            _ => {}
         }
-        for (name, units) in pattern.parts() {
+        for (name, units) in pattern.literal_parts().unwrap_or_default() {
             if units.is_empty() {
-                return Err(RegistryError { entry, reason: format!("its {name} is empty") });
+                return Err(empty(entry, name));
             }
-            let part = Part { entry, name, units };
-            let mut others = seen.iter().map(|&other| (other, false)).chain([(part, true)]);
-            if let Some(reason) = others.find_map(|(other, same)| conflict(part, other, same)) {
-                return Err(RegistryError { entry, reason });
+        }
+        let parts: Vec<(&str, &Part)> = match pattern {
+            Pattern::RegexSpan { start, end } => vec![("start", start), ("end", end)],
+            Pattern::Json { start } => vec![("start", start)],
+            _ => Vec::new(),
+        };
+        for (name, part) in parts {
+            if matches!(part, Part::Literal(units) if units.is_empty()) {
+                return Err(empty(entry, name));
             }
-            seen.push(part);
         }
     }
     Ok(())
 }
 
-/// Why occurrences of `a` and `b` could overlap in some text, if they can.
-fn conflict(a: Part<'_>, b: Part<'_>, same: bool) -> Option<String> {
-    if !same && (contains(a.units, b.units) || contains(b.units, a.units)) {
-        return Some(format!("{a} and {b}: one occurs inside the other"));
+/// Whether no two literal occurrences can overlap, over every pair of
+/// literals, each literal paired with itself too.
+fn are_disjoint(patterns: &[Pattern]) -> bool {
+    let mut seen: Vec<&[u16]> = Vec::new();
+    for pattern in patterns {
+        for (_, units) in pattern.literal_parts().unwrap_or_default() {
+            let mut others = seen.iter().map(|&other| (other, false)).chain([(units, true)]);
+            if others.any(|(other, same)| can_overlap(units, other, same)) {
+                return false;
+            }
+            seen.push(units);
+        }
     }
-    [(a, b), (b, a)].into_iter().find_map(|(first, second)| {
-        let k = overlap(first.units, second.units)?;
-        let shared = String::from_utf16_lossy(&second.units[..k]);
-        Some(format!("{first} ends with `{shared}`, which begins {second}: two occurrences could overlap"))
-    })
+    true
+}
+
+/// Whether occurrences of `a` and `b` could overlap in some text.
+fn can_overlap(a: &[u16], b: &[u16], same: bool) -> bool {
+    if !same && (contains(a, b) || contains(b, a)) {
+        return true;
+    }
+    overlap(a, b).is_some() || overlap(b, a).is_some()
 }
 
 fn contains(haystack: &[u16], needle: &[u16]) -> bool {

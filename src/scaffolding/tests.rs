@@ -1,9 +1,9 @@
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-use super::presets::{self, PresetPattern, PRESETS};
+use super::presets::{self, PresetPart, PresetPattern, PRESETS};
 use super::reference::{ReferenceFilter, Stripped};
-use super::registry::{default_patterns, Pattern, Registry, DEFAULT_PATTERN_SOURCES};
+use super::registry::{default_patterns, Part, Pattern, Registry, DEFAULT_PATTERN_SOURCES};
 use super::{OpenSpanPolicy, Options, ScaffoldingFilter, StripReason};
 
 const S: &str = "<|tool_call_start|>";
@@ -249,7 +249,7 @@ fn feeding_again_after_a_flush() {
 
 #[test]
 fn default_sources_are_the_reference_sources_derived_from_the_literals() {
-    let derived: Vec<String> = default_patterns().iter().map(Pattern::regex_source).collect();
+    let derived: Vec<String> = default_patterns().iter().filter_map(Pattern::regex_source).collect();
     assert_eq!(derived, DEFAULT_PATTERN_SOURCES);
     assert_eq!(DEFAULT_PATTERN_SOURCES[0], r"<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>");
 }
@@ -257,20 +257,39 @@ fn default_sources_are_the_reference_sources_derived_from_the_literals() {
 #[test]
 fn regex_source_escapes_syntax_and_non_ascii() {
     let pattern = Pattern::Token { literal: vec![0x28, 0x2E, 0x2A, 0x2F, 0x61, 0xD800, 0x0A] };
-    assert_eq!(pattern.regex_source(), r"\(\.\*\/a\uD800\u000A");
+    assert_eq!(pattern.regex_source().as_deref(), Some(r"\(\.\*\/a\uD800\u000A"));
 }
 
 #[test]
-fn registry_rejects_overlapping_literals_and_names_the_entry() {
+fn overlapping_literals_run_on_the_general_engine() {
+    let general = [
+        vec![Pattern::token("ab"), Pattern::token("b")],
+        vec![Pattern::token("<x>"), Pattern::span("<|a|>", "<|a|>")],
+        vec![Pattern::span("<a>", "</a>"), Pattern::token("</a>")],
+        vec![Pattern::token("aba")],
+        vec![Pattern::token("<q>"), Pattern::span("<x>", "x>y")],
+        vec![Pattern::token("<x"), Pattern::token("x>")],
+        vec![Pattern::token_of(Part::regex("<x+>"))],
+    ];
+    for patterns in general {
+        let registry =
+            Registry::new(patterns.clone()).unwrap_or_else(|error| panic!("{patterns:?}: {error}"));
+        assert!(!registry.is_literal(), "{patterns:?}");
+    }
+    assert!(Registry::new(default_patterns()).unwrap().is_literal());
+    assert!(Registry::new(Vec::new()).unwrap().is_literal());
+}
+
+#[test]
+fn registry_rejects_what_cannot_match_and_names_the_entry() {
     let rejected = [
-        (vec![Pattern::token("ab"), Pattern::token("b")], 1, "occurs inside"),
-        (vec![Pattern::token("<x>"), Pattern::span("<|a|>", "<|a|>")], 1, "its end is the same as its start"),
         (vec![Pattern::span("<a>", "")], 0, "its end is empty"),
-        (vec![Pattern::span("<a>", "</a>"), Pattern::token("</a>")], 1, "occurs inside"),
-        (vec![Pattern::token("aba")], 0, "could overlap"),
-        (vec![Pattern::token("<q>"), Pattern::span("<x>", "x>y")], 1, "could overlap"),
-        (vec![Pattern::token("<x"), Pattern::token("x>")], 1, "could overlap"),
-        (vec![Pattern::token("a"), Pattern::token("")], 1, "empty"),
+        (vec![Pattern::token("a"), Pattern::token("")], 1, "its token is empty"),
+        (vec![Pattern::token("a"), Pattern::token_of(Part::regex("x?"))], 1, "empty string"),
+        (vec![Pattern::token_of(Part::regex("(?<=a)b"))], 0, "look-around"),
+        (vec![Pattern::span_of(Part::literal("<s>"), Part::regex("(a)\\1"))], 0, "its end"),
+        (vec![Pattern::Json { start: Part::literal("") }], 0, "its start is empty"),
+        (vec![Pattern::JsonCall { tool_names: Some(Vec::new()) }], 0, "toolNames is empty"),
     ];
     for (patterns, entry, reason) in rejected {
         let error = Registry::new(patterns.clone()).expect_err(&format!("{patterns:?} should be rejected"));
@@ -278,8 +297,6 @@ fn registry_rejects_overlapping_literals_and_names_the_entry() {
         assert!(error.to_string().contains(reason), "{error}");
         assert!(error.to_string().starts_with(&format!("scaffolding pattern {entry}:")), "{error}");
     }
-    assert!(Registry::new(default_patterns()).is_ok());
-    assert!(Registry::new(Vec::new()).is_ok());
 }
 
 #[test]
@@ -449,35 +466,45 @@ fn presets_are_usable_registries() {
         [
             "lfm2",
             "hermes",
+            "glm",
+            "qwen3-coder",
             "llama3",
+            "llama4",
             "mistral",
             "deepseek-v3",
+            "deepseek-dsml",
             "kimi-k2",
-            "llama4",
             "gemma4",
             "minimax",
-            "glm",
-            "deepseek-dsml",
-            "qwen3-coder"
+            "anthropic-xml",
+            "harmony",
+            "granite",
+            "json-call"
         ]
     );
     for preset in &PRESETS {
         let registry =
             Registry::new(preset.to_patterns()).unwrap_or_else(|error| panic!("{}: {error}", preset.name));
         assert!(presets::preset(preset.name).is_some());
-        // Each pattern strips a whole occurrence of itself between text.
+        // Each literal pattern strips a whole occurrence of itself between
+        // text (the others are held to the real leaks in the JavaScript
+        // tests).
         for (index, pattern) in preset.patterns.iter().enumerate() {
             let markup = match *pattern {
                 PresetPattern::Span { start, end } => format!("{start}[call()]{end}"),
                 PresetPattern::Token(token) => token.to_string(),
+                PresetPattern::Json(PresetPart::Literal(start)) => format!("{start}[{{\"name\": \"f\"}}]"),
+                _ => continue,
             };
             let mut filter =
                 ScaffoldingFilter::with_registry(Arc::new(Registry::new(preset.to_patterns()).unwrap()));
-            assert_eq!(text(&filter.feed(&units(&format!("a{markup}b")))), "ab", "{}", preset.name);
+            let mut out = filter.feed(&units(&format!("a{markup}\nb")));
+            out.extend(filter.flush());
+            assert_eq!(text(&out), "a\nb", "{}", preset.name);
             let strip = filter.strips().next().unwrap();
             assert_eq!((text(strip.span), strip.pattern), (markup, index), "{}", preset.name);
         }
-        assert!(registry.max_partial() > 0);
+        assert!(!registry.is_literal() || registry.max_partial() > 0);
     }
     assert_eq!(presets::LFM2.to_patterns(), default_patterns());
     assert!(presets::preset("qwen").is_none());
@@ -588,11 +615,18 @@ fn settings() -> Vec<Setting> {
         },
     ]
     .into_iter()
-    .chain(PRESETS[1..].iter().map(|preset| Setting {
-        name: preset.name,
-        patterns: preset.to_patterns(),
-        fragments: with_surrogates(fragments_of(&preset.to_patterns())),
-    }))
+    // The presets that are literal registries; the others run on the
+    // general engine (tests/general_properties.rs).
+    .chain(
+        PRESETS[1..]
+            .iter()
+            .filter(|preset| Registry::new(preset.to_patterns()).is_ok_and(|registry| registry.is_literal()))
+            .map(|preset| Setting {
+                name: preset.name,
+                patterns: preset.to_patterns(),
+                fragments: with_surrogates(fragments_of(&preset.to_patterns())),
+            }),
+    )
     .collect()
 }
 
@@ -604,6 +638,7 @@ fn fragments_of(patterns: &[Pattern]) -> Vec<Vec<u16>> {
         let literals = match pattern {
             Pattern::Span { start, end } => vec![start, end],
             Pattern::Token { literal } => vec![literal],
+            _ => continue,
         };
         for literal in literals {
             let half = literal.len() / 2;
@@ -914,13 +949,15 @@ fn replays_the_golden_vectors_of_other_registries() {
         let compiled = Arc::new(Registry::new(patterns).unwrap());
         registries.insert(registry.name.as_str(), compiled);
     }
-    // Every preset the reference can run (one span at most) is in the fixture.
+    // Every literal preset the reference can run (one span at most) is in
+    // the fixture.
     let presets_seen = fixture.registries.iter().filter(|r| r.preset.is_some()).count();
     let one_span = |preset: &&presets::Preset| {
-        preset.patterns.iter().filter(|p| matches!(p, PresetPattern::Span { .. })).count() <= 1
+        Registry::new(preset.to_patterns()).is_ok_and(|registry| registry.is_literal())
+            && preset.patterns.iter().filter(|p| matches!(p, PresetPattern::Span { .. })).count() <= 1
     };
     assert_eq!(presets_seen, PRESETS.iter().filter(one_span).count());
-    assert!(fixture.cases.len() > 2000);
+    assert!(fixture.cases.len() > 1000);
     for case in &fixture.cases {
         let registry = registries[case.registry.as_deref().expect("a registry name")].clone();
         replay(&mut ScaffoldingFilter::with_registry(registry), case);
@@ -943,6 +980,18 @@ fn an_idle_filter_passes_a_chunk_without_start_units_whole() {
         ("mistral and a span", vec![Pattern::token("[TOOL_CALLS]"), Pattern::span("{{call", "done}}")], "[{"),
         // Both literals' first units: 'x', and the high surrogate of U+1F527.
         ("astral", vec![Pattern::span("\u{1F527}(", ")!"), Pattern::token("x\u{1F6E0}")], "x\u{1F527}"),
+        // On the general engine: a token inside a span's end, and a
+        // regular expression.
+        (
+            "overlapping",
+            vec![Pattern::span("<tool_call>", "</tool_call>"), Pattern::token("</tool_call>")],
+            "<",
+        ),
+        (
+            "regex",
+            vec![Pattern::token_of(Part::regex("<function=[a-z_]+>")), Pattern::token("[TOOL_CALLS]")],
+            "<[",
+        ),
     ];
     let mut chunks: Vec<Vec<u16>> =
         ["plain prose, a | b -> c", "tool_call_end|> |>", ""].iter().map(|chunk| units(chunk)).collect();
@@ -954,11 +1003,11 @@ fn an_idle_filter_passes_a_chunk_without_start_units_whole() {
             expected.pop();
         }
         expected.sort_unstable();
-        assert_eq!(registry.start_units(), expected, "{name}");
+        assert_eq!(registry.start_units(), Some(expected.clone()), "{name}");
         let mut filter = ScaffoldingFilter::with_registry(Arc::clone(&registry));
         for chunk in &chunks {
             let chunk = chunk.clone();
-            if !chunk.iter().any(|unit| registry.start_units().contains(unit)) {
+            if !chunk.iter().any(|unit| expected.contains(unit)) {
                 assert!(filter.is_idle(), "{name}: idle before {chunk:?}");
                 assert_eq!(filter.feed(&chunk), chunk, "{name}");
                 assert!(filter.is_idle(), "{name}: idle after {chunk:?}");
@@ -971,6 +1020,7 @@ fn an_idle_filter_passes_a_chunk_without_start_units_whole() {
         let opening = match &patterns[0] {
             Pattern::Span { start, .. } => start.clone(),
             Pattern::Token { literal } => literal.clone(),
+            _ => units("<function="),
         };
         assert_eq!(filter.feed(&opening[..opening.len() - 1]), Vec::<u16>::new(), "{name}");
         assert!(!filter.is_idle(), "{name}: holds a partial opening");

@@ -31,6 +31,7 @@ fn regex_search(pattern: &Pattern, buf: &[u16]) -> Option<(usize, usize)> {
             let end_at = py_find(buf, end, at + start.len())?;
             Some((at, end_at + end.len()))
         }),
+        _ => unimplemented!("the reference takes literal spans and tokens"),
     }
 }
 
@@ -52,6 +53,7 @@ impl Rescan {
             .map(|pattern| match pattern {
                 Pattern::Span { start, .. } => &start[..],
                 Pattern::Token { literal } => &literal[..],
+                _ => unimplemented!("the reference takes literal spans and tokens"),
             })
             .collect()
     }
@@ -142,6 +144,7 @@ pub fn check_stream(patterns: &[Pattern], chunks: &[Vec<u16>], flush_after: &[bo
         .map(|pattern| match pattern {
             Pattern::Span { start, .. } => start.len(),
             Pattern::Token { literal } => literal.len(),
+            _ => unimplemented!("the reference takes literal spans and tokens"),
         })
         .max()
         .unwrap_or(0);
