@@ -98,9 +98,11 @@ export declare class ScaffoldingFilter {
   /**
    * Every UTF-16 unit a match of this filter's patterns can begin with
    * (for the default patterns, `'<'`), each once. No markup can start in
-   * a chunk that has none of them.
+   * a chunk that has none of them. `null` when no such set decides: a
+   * JSON call, which depends on where a line starts, or a regular
+   * expression that looks behind its start (`^` with `m`, `\b`).
    */
-  get startUnits(): string
+  get startUnits(): string | null
 }
 
 /** One witness of a finding. */
@@ -242,7 +244,8 @@ export declare const SCAFFOLD_PATTERNS: string[]
 /**
  * Ready-made `patterns` for the model families whose tool-call markup is
  * known to leak, for example
- * `new ScaffoldingFilter({ patterns: SCAFFOLD_PRESETS.hermes })`.
+ * `new ScaffoldingFilter({ patterns: SCAFFOLD_PRESETS.hermes })`, or all of
+ * them: `Object.values(SCAFFOLD_PRESETS).flat()`.
  */
 export declare const SCAFFOLD_PRESETS: ScaffoldPresets
 
@@ -254,17 +257,18 @@ export declare const SCAFFOLD_PRESETS: ScaffoldPresets
  */
 export interface ScaffoldingFilterOptions {
   /**
-   * What to strip: spans and tokens given as literal strings, for
-   * example `SCAFFOLD_PRESETS.hermes`. Left out: the default patterns
-   * (`SCAFFOLD_PATTERNS`). They follow the default's rules: the
-   * leftmost complete match is stripped, again and again; spans end at
-   * their first end. No two literals may be able to overlap in any text
-   * (one inside another, or the end of one being the start of another),
-   * no literal may be empty, a span's end may not equal its start, and
-   * the list may not be empty; a list that breaks a rule is a
-   * `TypeError` naming the entry and the reason.
+   * What to strip, for example `SCAFFOLD_PRESETS.hermes`, or several
+   * presets' lists joined. Left out: the default patterns
+   * (`SCAFFOLD_PATTERNS`). The leftmost match is stripped, then the next
+   * one after it; at one start the earlier pattern wins; spans end at
+   * their first end. A list of literal spans and tokens that can never
+   * overlap (as the default) runs exactly as the reference filter does,
+   * feed by feed; any other list gives the same output for every
+   * chunking. An empty list, an empty literal or tool name, or a regular
+   * expression the filter cannot run (look-around, back-references, one
+   * that matches the empty string) is a `TypeError` naming the entry.
    */
-  readonly patterns?: ReadonlyArray<ScaffoldSpan | ScaffoldToken> | undefined
+  readonly patterns?: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall> | undefined
   /**
    * What `flush()` does with a span still open at the end: `'emit'`
    * (the default, as the reference filter) returns it as text, `'drop'`
@@ -295,48 +299,100 @@ export interface ScaffoldingFilterOptions {
 }
 
 /**
+ * An opening followed by JSON: a match of `start`, optional whitespace,
+ * and one complete JSON object or array (strings and escapes respected).
+ * Nothing matches where no such value follows.
+ */
+export interface ScaffoldJson {
+  readonly start: string | RegExp
+  readonly json: true
+}
+
+/**
+ * A bare JSON tool call standing as the whole answer or at the start of a
+ * line, optionally in a ```` ```json ```` fence: an object with a string
+ * `name` (or `function`) and an object `arguments` or `parameters`, a list
+ * of them, `{"tool_calls": [...]}`, or OpenAI's
+ * `{"type": "function", "function": {...}}`. A tool definition (with a
+ * `description`, or a JSON Schema as `parameters`) is not a call. An
+ * ordinary JSON answer passes unchanged, once it has closed.
+ */
+export interface ScaffoldJsonCall {
+  readonly jsonCall: ScaffoldJsonCallOptions
+}
+
+/** Which JSON calls to strip. */
+export interface ScaffoldJsonCallOptions {
+  /**
+   * Only calls naming one of these tools (every call of a list must).
+   * Left out: a call of any tool.
+   */
+  readonly toolNames?: ReadonlyArray<string> | undefined
+}
+
+/**
  * Ready-made `patterns` for model families whose tool-call markup leaks
  * into answer text, by name. Frozen, like every list and entry in it.
  */
 export interface ScaffoldPresets {
   /** Liquid AI LFM2: the default patterns. */
-  readonly lfm2: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** The Hermes format: Qwen 2.5 and 3, GLM 4.5, Granite 4. */
-  readonly hermes: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** Meta Llama 3.1 and later, built-in tool calls. */
-  readonly llama3: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** Mistral's tokenizers, v3 and later. */
-  readonly mistral: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** DeepSeek V3, with its full-width bars. */
-  readonly 'deepseek-v3': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** Moonshot Kimi K2. */
-  readonly 'kimi-k2': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** Meta Llama 4. */
-  readonly llama4: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** Google Gemma 4. */
-  readonly gemma4: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** MiniMax M2 and M2.x. */
-  readonly minimax: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  readonly lfm2: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** The Hermes format (Qwen 2.5 and 3, Hermes), with a stray closer. */
+  readonly hermes: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
   /** Zhipu GLM 4.5 and later. */
-  readonly glm: ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** DeepSeek V3.2 and V4's DSML blocks, with their full-width bars. */
-  readonly 'deepseek-dsml': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
-  /** Qwen3-Coder's XML calls, wrapped or not. */
-  readonly 'qwen3-coder': ReadonlyArray<ScaffoldSpan | ScaffoldToken>
+  readonly glm: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** Qwen3-Coder's XML calls, wrapped or not, and their stray closers. */
+  readonly 'qwen3-coder': ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** Meta Llama 3.1 and later: `<|python_tag|>` calls, `<|eom_id|>`, `<|eot_id|>`. */
+  readonly llama3: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** Meta Llama 4. */
+  readonly llama4: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** Mistral: `[TOOL_CALLS]` and its JSON, `[TOOL_CALLS]NAME[ARGS]{…}`. */
+  readonly mistral: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** DeepSeek V3, with its full-width bars; inner calls alone too. */
+  readonly 'deepseek-v3': ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** DeepSeek V3.2 and V4's DSML blocks. */
+  readonly 'deepseek-dsml': ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** Moonshot Kimi K2: the section, inner calls, stray section ends. */
+  readonly 'kimi-k2': ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** Google Gemma 4. */
+  readonly gemma4: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** MiniMax M2 and later, and the dialects its users report. */
+  readonly minimax: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** Anthropic-style `<function_calls>` and `<invoke>` XML. */
+  readonly 'anthropic-xml': ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** OpenAI gpt-oss's harmony calls, with or without their special tokens. */
+  readonly harmony: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** IBM Granite's `<|tool_call|>[…]` and `<tool_call>` forms. */
+  readonly granite: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+  /** A bare JSON tool call: `[{ jsonCall: {} }]`. */
+  readonly 'json-call': ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
 }
 
 /**
- * A span pattern: `start`, then anything, up to and including the first
- * `end` after it. Both are literal strings, not regular expressions.
+ * A regular-expression pattern: a match of `regex`, given as a `RegExp` or
+ * as its source.
  */
-export interface ScaffoldSpan {
-  readonly start: string
-  readonly end: string
+export interface ScaffoldRegex {
+  readonly regex: string | RegExp
 }
 
-/** A token pattern: the literal string on its own. */
+/**
+ * A span pattern: a match of `start`, then anything, up to and including
+ * the first match of `end` after it. A string is a literal; a `RegExp` is
+ * a regular expression.
+ */
+export interface ScaffoldSpan {
+  readonly start: string | RegExp
+  readonly end: string | RegExp
+}
+
+/**
+ * A token pattern: the literal string on its own, or a match of the
+ * `RegExp`.
+ */
 export interface ScaffoldToken {
-  readonly token: string
+  readonly token: string | RegExp
 }
 
 /** One stripped span, as `onStrip` receives it. */

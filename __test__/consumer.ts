@@ -117,7 +117,7 @@ new ScaffoldingFilter().feed(42);
 
 // The filter's options, as a framework configures them per model family.
 import { SCAFFOLD_PRESETS } from 'seamguard';
-import type { ScaffoldingFilterOptions, ScaffoldPresets, ScaffoldSpan, ScaffoldToken, StripEvent, StripReason } from 'seamguard';
+import type { ScaffoldingFilterOptions, ScaffoldJson, ScaffoldJsonCall, ScaffoldPresets, ScaffoldRegex, ScaffoldSpan, ScaffoldToken, StripEvent, StripReason } from 'seamguard';
 
 const presetNames: Array<keyof ScaffoldPresets> = ['lfm2', 'hermes', 'llama3', 'mistral', 'deepseek-v3', 'kimi-k2'];
 void presetNames;
@@ -132,15 +132,29 @@ const configured = new ScaffoldingFilter({
   maxHeld: 64 * 1024,
 });
 void configured;
-const custom: ReadonlyArray<ScaffoldSpan | ScaffoldToken> = [...SCAFFOLD_PRESETS.hermes, { token: '[TOOL_CALLS]' }];
+type Entry = ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall;
+const custom: ReadonlyArray<Entry> = [
+  ...SCAFFOLD_PRESETS.hermes,
+  { token: '[TOOL_CALLS]' },
+  { start: /<function=[\w.-]+>/, end: '</function>' },
+  { regex: /<<call:[a-z_]+>>/ },
+  { start: '<|python_tag|>', json: true },
+  { jsonCall: { toolNames: ['web_search'] } },
+];
+const everything: ReadonlyArray<Entry> = Object.values(SCAFFOLD_PRESETS).flat();
+void everything;
+const units: string | null = new ScaffoldingFilter({ patterns: everything }).startUnits;
+void units;
 const fromConfig: { maxHeld: number | undefined } = { maxHeld: undefined };
 // Under exactOptionalPropertyTypes an option may still be passed as undefined.
 const options: ScaffoldingFilterOptions = { patterns: custom, maxHeld: fromConfig.maxHeld };
 new ScaffoldingFilter(options);
 // @ts-expect-error openSpanAtEnd is 'emit' or 'drop'
 new ScaffoldingFilter({ openSpanAtEnd: 'keep' });
-// @ts-expect-error a pattern is { start, end } or { token }
+// @ts-expect-error a pattern is { start, end }, { token }, { regex }, { start, json: true } or { jsonCall }
 new ScaffoldingFilter({ patterns: [{ start: '<a>' }] });
+// @ts-expect-error json is true or left out
+new ScaffoldingFilter({ patterns: [{ start: '<a>', json: false }] });
 // @ts-expect-error unknown options are refused (at run time too)
 new ScaffoldingFilter({ maxHold: 10 });
 // @ts-expect-error the presets are read-only

@@ -33,10 +33,17 @@ const CUSTOM = {
 };
 const REGISTRIES = { default: undefined, ...SCAFFOLD_PRESETS, ...CUSTOM };
 
-/** The literals of a registry, for building texts that hit them. */
+/** Text pieces that hit a registry: its literals, and for the other kinds a sample match. */
 function literalsOf(patterns) {
   if (patterns === undefined) return [S, E, CALL, '<|tool_calls|>'];
-  return patterns.flatMap((entry) => ('token' in entry ? [entry.token] : [entry.start, entry.end]));
+  const JSON_CALL = '{"name": "f", "arguments": {"q": "<x>"}}';
+  const pieces = patterns.flatMap((entry) => {
+    if ('jsonCall' in entry) return ['\n', JSON_CALL, '```json\n'];
+    const parts = 'token' in entry ? [entry.token] : 'regex' in entry ? [] : [entry.start, entry.end];
+    const strings = parts.filter((part) => typeof part === 'string');
+    return entry.json ? [...strings, '[{"a": 1}]', ' {"b": [2]}'] : strings;
+  });
+  return pieces.length > 0 ? pieces : ['<'];
 }
 
 /** Every operation on a filter, with what it returned or threw, and the events it caused. */
@@ -219,7 +226,7 @@ describe('ScaffoldingFilter through the JavaScript layer', () => {
   });
 
   it('uses each registry\'s own literals: mistral, deepseek, and literals made of surrogates', () => {
-    const mistral = new ScaffoldingFilter({ patterns: SCAFFOLD_PRESETS.mistral });
+    const mistral = new ScaffoldingFilter({ patterns: [{ token: '[TOOL_CALLS]' }] });
     assert.equal(mistral.feed('see <|tool_call|> [TOOL'), 'see <|tool_call|> ');
     assert.equal(mistral.feed('_CALLS'), '');
     assert.equal(mistral.feed(']x'), 'x');

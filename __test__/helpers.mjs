@@ -51,3 +51,33 @@ export function goldenChunkings() {
   const fixture = JSON.parse(readFileSync(join(root, '__test__/fixtures/scaffolding.json'), 'utf8'));
   return fixture.cases.map(({ name, rounds }) => ({ name, chunks: rounds[0].chunks }));
 }
+
+/**
+ * Whether a pattern list runs on the one-pass engine, as the reference
+ * does: literal spans and tokens only, no two literals able to overlap (one
+ * inside another, or a proper suffix of one a proper prefix of another).
+ * The tests' own model of the rule in src/scaffolding/registry.rs, to pick
+ * the registries the reference port judges.
+ */
+export function isLiteralRegistry(patterns) {
+  if (patterns === undefined) return true;
+  const literals = [];
+  for (const p of patterns) {
+    const keys = Object.keys(p).sort().join();
+    if (keys === 'token' && typeof p.token === 'string') literals.push(p.token);
+    else if (keys === 'end,start' && typeof p.start === 'string' && typeof p.end === 'string') literals.push(p.start, p.end);
+    else return false;
+  }
+  const overlap = (a, b) => {
+    for (let k = 1; k < Math.min(a.length, b.length); k++) if (a.slice(a.length - k) === b.slice(0, k)) return true;
+    return false;
+  };
+  for (let i = 0; i < literals.length; i++) {
+    for (let j = i; j < literals.length; j++) {
+      const [a, b] = [literals[i], literals[j]];
+      if (i !== j && (a.includes(b) || b.includes(a))) return false;
+      if (overlap(a, b) || overlap(b, a)) return false;
+    }
+  }
+  return true;
+}

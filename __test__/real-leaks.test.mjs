@@ -6,10 +6,9 @@
 // fed whole, a unit at a time and in random cuts, with openSpanAtEnd:
 // 'drop' (several reports are cut off inside the call).
 //
-// The cases the engine cannot clean yet are listed below with the reason,
-// as todo tests: they run, and report, but do not fail the suite. They are
-// the real-leaks issue's to fix, and each must leave this list when it
-// passes.
+// Each case must also come out clean under the union of every preset
+// (`Object.values(SCAFFOLD_PRESETS).flat()`), the "catch everything we
+// know" registry.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -18,23 +17,12 @@ import { rng } from './helpers.mjs';
 
 const { cases } = JSON.parse(readFileSync(new URL('./fixtures/real-leaks.json', import.meta.url), 'utf8'));
 
-const NOT_YET = {
-  'llama3-torchchat-eot-as-text': '<|eot_id|> on its own: a token the preset does not list yet',
-  'llama3-metagpt-eom-only': "<|eom_id|> on its own: a token beside the span's end literal, which the registry refuses",
-  'mistral-devstral-sglang-args': '[TOOL_CALLS]NAME[ARGS]{…}: the name and the JSON body after the token',
-  'mistral-devstral-rapidmlx-args': '[TOOL_CALLS]NAME[ARGS]{…}: the name and the JSON body after the token',
-  'kimi-vllm-inner-call-no-section': 'an inner call without its section: literals inside the section span',
-  'kimi-typeclaw-fireworks-missing-opener': 'calls with no opener, closed by stray section ends',
-  'minimax-m3-namespaced-delimiters': "MiniMax M3's ]<]minimax[>[ dialect",
-  'minimax-m27-bracket-tool-call': "MiniMax's [TOOL_CALL]…[/TOOL_CALL] dialect",
-  'qwen3coder-antseed-naked-function': 'a stray </tool_call> after a naked block: a token that is also a span end',
-  'qwen3coder-ollama-read-no-opener': 'a stray </tool_call> after a naked block: a token that is also a span end',
-  'qwen3coder-ollama-exec-command': 'a stray </tool_call> after a naked block: a token that is also a span end',
-  'qwen3coder-omlx-prose-then-call': 'a stray </tool_call> after a naked block: a token that is also a span end',
-  'qwen3coder-rapidmlx-stream-prefix-only': 'a partial opener left at the very end, which flush returns as text',
-  'dsml-stdapi-v32-trailing-opener': 'a partial opener left at the very end, which flush returns as text',
-  'dsml-pi-v4-flash-nvidia-marker': 'a partial opener left at the very end, which flush returns as text',
-};
+// Cases the filter cannot clean yet, each with the reason. None today;
+// a case that lands here must say why.
+const NOT_YET = {};
+
+/** Every preset at once, in `SCAFFOLD_PRESETS` order. */
+const UNION = Object.values(SCAFFOLD_PRESETS).flat();
 
 /** Chunkings of `text`: whole, a unit at a time, and seeded random cuts. */
 function chunkings(text, seed) {
@@ -61,6 +49,7 @@ describe('leaks users reported', () => {
       assert.ok(patterns, `a ${family} preset`);
       for (const chunks of chunkings(leaked, 1000 + index)) {
         assert.equal(clean(patterns, chunks), expected, `${chunks.length} chunks`);
+        assert.equal(clean(UNION, chunks), expected, `${chunks.length} chunks, every preset`);
       }
     });
   }
@@ -68,5 +57,11 @@ describe('leaks users reported', () => {
   it('lists as not yet only cases that exist', () => {
     const ids = new Set(cases.map((c) => c.id));
     for (const id of Object.keys(NOT_YET)) assert.ok(ids.has(id), id);
+  });
+
+  it('covers every family with a preset, and every preset but the default with a report', () => {
+    const families = new Set(cases.map((c) => c.family));
+    for (const family of families) assert.ok(SCAFFOLD_PRESETS[family], family);
+    for (const name of Object.keys(SCAFFOLD_PRESETS)) assert.ok(families.has(name), `${name} has a case`);
   });
 });

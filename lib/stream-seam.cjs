@@ -7,7 +7,8 @@
 // nothing, no span is open, nothing is owed: the native `idle` getter)
 // returns a chunk unchanged, and stays idle, when no unit of the chunk can
 // begin a match: no markup can start in it, and none is under way. The set
-// of those units is the native `startUnits`, read once per filter. Every
+// of those units is the native `startUnits`, read once per filter (`null`
+// when no such set decides, and then every feed is native). Every
 // other feed, and every flush, is the native one; after each, the layer
 // asks the filter again whether it is idle, when a chunk first needs it.
 //
@@ -18,6 +19,7 @@ const native = require('../index.js');
 
 /** A test for "this chunk has one of `units`", built once per filter. */
 function startTest(units) {
+  if (units === null) return () => true;
   if (units.length === 1) return (chunk) => chunk.indexOf(units) !== -1;
   const hex = (unit) => `\\u${unit.toString(16).padStart(4, '0')}`;
   const set = new RegExp(`[${Array.from({ length: units.length }, (_, i) => hex(units.charCodeAt(i))).join('')}]`);

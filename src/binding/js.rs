@@ -255,13 +255,20 @@ impl Js {
         Ok(())
     }
 
-    /// `new Constructor()`.
-    pub fn construct(&self, constructor: Handle) -> Result<Handle> {
+    /// `new Constructor(...args)`.
+    pub fn construct(&self, constructor: Handle, args: &[Handle]) -> Result<Handle> {
         let mut instance = ptr::null_mut();
         check_status!(unsafe {
-            sys::napi_new_instance(self.env, constructor, 0, ptr::null(), &mut instance)
+            sys::napi_new_instance(self.env, constructor, args.len(), args.as_ptr(), &mut instance)
         })?;
         Ok(instance)
+    }
+
+    /// `value instanceof constructor`.
+    pub fn instance_of(&self, value: Handle, constructor: Handle) -> Result<bool> {
+        let mut is = false;
+        check_status!(unsafe { sys::napi_instanceof(self.env, value, constructor, &mut is) })?;
+        Ok(is)
     }
 }
 

@@ -93,7 +93,7 @@ impl LiveArgs {
             return Ok(set);
         }
         let js = self.js;
-        let set = js.construct(js.global(c"Set")?)?;
+        let set = js.construct(js.global(c"Set")?, &[])?;
         let methods = [set, js.get(set, c"has")?, js.get(set, c"add")?, js.get(set, c"delete")?];
         for &container in &self.on_path {
             js.call(methods[2], set, &[container])?;

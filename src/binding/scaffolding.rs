@@ -25,7 +25,7 @@ use napi::bindgen_prelude::*;
 use napi::{sys, Env, JsString, Property, PropertyAttributes, Unknown, ValueType};
 use napi_derive::napi;
 
-use crate::scaffolding::{self, Pattern, PresetPattern, Registry};
+use crate::scaffolding::{self, Part, Pattern, PresetPart, PresetPattern, RegexSource, Registry};
 
 /// The JavaScript `RegExp` source of each default pattern, in the filter's
 /// order: the tool-call span (non-greedy, up to its first end), then the
@@ -35,25 +35,76 @@ use crate::scaffolding::{self, Pattern, PresetPattern, Registry};
 
 pub const SCAFFOLD_PATTERNS: [&str; 3] = scaffolding::DEFAULT_PATTERN_SOURCES;
 
-/// A span pattern: `start`, then anything, up to and including the first
-/// `end` after it. Both are literal strings, not regular expressions.
+/// A span pattern: a match of `start`, then anything, up to and including
+/// the first match of `end` after it. A string is a literal; a `RegExp` is
+/// a regular expression.
 // Declared for the typings only: patterns are read by hand.
 #[allow(dead_code)]
 #[napi(object, object_to_js = false, object_from_js = false)]
 pub struct ScaffoldSpan {
-    #[napi(readonly)]
+    #[napi(readonly, ts_type = "string | RegExp")]
     pub start: String,
-    #[napi(readonly)]
+    #[napi(readonly, ts_type = "string | RegExp")]
     pub end: String,
 }
 
-/// A token pattern: the literal string on its own.
+/// A token pattern: the literal string on its own, or a match of the
+/// `RegExp`.
 // Declared for the typings only: patterns are read by hand.
 #[allow(dead_code)]
 #[napi(object, object_to_js = false, object_from_js = false)]
 pub struct ScaffoldToken {
-    #[napi(readonly)]
+    #[napi(readonly, ts_type = "string | RegExp")]
     pub token: String,
+}
+
+/// A regular-expression pattern: a match of `regex`, given as a `RegExp` or
+/// as its source.
+// Declared for the typings only: patterns are read by hand.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct ScaffoldRegex {
+    #[napi(readonly, ts_type = "string | RegExp")]
+    pub regex: String,
+}
+
+/// An opening followed by JSON: a match of `start`, optional whitespace,
+/// and one complete JSON object or array (strings and escapes respected).
+/// Nothing matches where no such value follows.
+// Declared for the typings only: patterns are read by hand.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct ScaffoldJson {
+    #[napi(readonly, ts_type = "string | RegExp")]
+    pub start: String,
+    #[napi(readonly, ts_type = "true")]
+    pub json: bool,
+}
+
+/// A bare JSON tool call standing as the whole answer or at the start of a
+/// line, optionally in a ```` ```json ```` fence: an object with a string
+/// `name` (or `function`) and an object `arguments` or `parameters`, a list
+/// of them, `{"tool_calls": [...]}`, or OpenAI's
+/// `{"type": "function", "function": {...}}`. A tool definition (with a
+/// `description`, or a JSON Schema as `parameters`) is not a call. An
+/// ordinary JSON answer passes unchanged, once it has closed.
+// Declared for the typings only: patterns are read by hand.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct ScaffoldJsonCall {
+    #[napi(readonly, ts_type = "ScaffoldJsonCallOptions")]
+    pub json_call: (),
+}
+
+/// Which JSON calls to strip.
+// Declared for the typings only: patterns are read by hand.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct ScaffoldJsonCallOptions {
+    /// Only calls naming one of these tools (every call of a list must).
+    /// Left out: a call of any tool.
+    #[napi(readonly, ts_type = "ReadonlyArray<string> | undefined")]
+    pub tool_names: Option<()>,
 }
 
 /// What `flush()` does with a span that never closed (and what happens to
@@ -106,16 +157,20 @@ pub struct StripEvent {
 #[allow(dead_code)]
 #[napi(object, object_to_js = false, object_from_js = false)]
 pub struct ScaffoldingFilterOptions {
-    /// What to strip: spans and tokens given as literal strings, for
-    /// example `SCAFFOLD_PRESETS.hermes`. Left out: the default patterns
-    /// (`SCAFFOLD_PATTERNS`). They follow the default's rules: the
-    /// leftmost complete match is stripped, again and again; spans end at
-    /// their first end. No two literals may be able to overlap in any text
-    /// (one inside another, or the end of one being the start of another),
-    /// no literal may be empty, a span's end may not equal its start, and
-    /// the list may not be empty; a list that breaks a rule is a
-    /// `TypeError` naming the entry and the reason.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken> | undefined")]
+    /// What to strip, for example `SCAFFOLD_PRESETS.hermes`, or several
+    /// presets' lists joined. Left out: the default patterns
+    /// (`SCAFFOLD_PATTERNS`). The leftmost match is stripped, then the next
+    /// one after it; at one start the earlier pattern wins; spans end at
+    /// their first end. A list of literal spans and tokens that can never
+    /// overlap (as the default) runs exactly as the reference filter does,
+    /// feed by feed; any other list gives the same output for every
+    /// chunking. An empty list, an empty literal or tool name, or a regular
+    /// expression the filter cannot run (look-around, back-references, one
+    /// that matches the empty string) is a `TypeError` naming the entry.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall> | undefined"
+    )]
     pub patterns: Option<()>,
     /// What `flush()` does with a span still open at the end: `'emit'`
     /// (the default, as the reference filter) returns it as text, `'drop'`
@@ -151,61 +206,132 @@ pub struct ScaffoldingFilterOptions {
 #[napi(object, object_to_js = false, object_from_js = false)]
 pub struct ScaffoldPresets {
     /// Liquid AI LFM2: the default patterns.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
     pub lfm2: (),
-    /// The Hermes format: Qwen 2.5 and 3, GLM 4.5, Granite 4.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    /// The Hermes format (Qwen 2.5 and 3, Hermes), with a stray closer.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
     pub hermes: (),
-    /// Meta Llama 3.1 and later, built-in tool calls.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
-    pub llama3: (),
-    /// Mistral's tokenizers, v3 and later.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
-    pub mistral: (),
-    /// DeepSeek V3, with its full-width bars.
-    #[napi(readonly, js_name = "deepseek-v3", ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
-    pub deepseek_v3: (),
-    /// Moonshot Kimi K2.
-    #[napi(readonly, js_name = "kimi-k2", ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
-    pub kimi_k2: (),
-    /// Meta Llama 4.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
-    pub llama4: (),
-    /// Google Gemma 4.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
-    pub gemma4: (),
-    /// MiniMax M2 and M2.x.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
-    pub minimax: (),
     /// Zhipu GLM 4.5 and later.
-    #[napi(readonly, ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
     pub glm: (),
-    /// DeepSeek V3.2 and V4's DSML blocks, with their full-width bars.
-    #[napi(readonly, js_name = "deepseek-dsml", ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
-    pub deepseek_dsml: (),
-    /// Qwen3-Coder's XML calls, wrapped or not.
-    #[napi(readonly, js_name = "qwen3-coder", ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken>")]
+    /// Qwen3-Coder's XML calls, wrapped or not, and their stray closers.
+    #[napi(
+        readonly,
+        js_name = "qwen3-coder",
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
     pub qwen3_coder: (),
+    /// Meta Llama 3.1 and later: `<|python_tag|>` calls, `<|eom_id|>`, `<|eot_id|>`.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub llama3: (),
+    /// Meta Llama 4.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub llama4: (),
+    /// Mistral: `[TOOL_CALLS]` and its JSON, `[TOOL_CALLS]NAME[ARGS]{…}`.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub mistral: (),
+    /// DeepSeek V3, with its full-width bars; inner calls alone too.
+    #[napi(
+        readonly,
+        js_name = "deepseek-v3",
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub deepseek_v3: (),
+    /// DeepSeek V3.2 and V4's DSML blocks.
+    #[napi(
+        readonly,
+        js_name = "deepseek-dsml",
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub deepseek_dsml: (),
+    /// Moonshot Kimi K2: the section, inner calls, stray section ends.
+    #[napi(
+        readonly,
+        js_name = "kimi-k2",
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub kimi_k2: (),
+    /// Google Gemma 4.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub gemma4: (),
+    /// MiniMax M2 and later, and the dialects its users report.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub minimax: (),
+    /// Anthropic-style `<function_calls>` and `<invoke>` XML.
+    #[napi(
+        readonly,
+        js_name = "anthropic-xml",
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub anthropic_xml: (),
+    /// OpenAI gpt-oss's harmony calls, with or without their special tokens.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub harmony: (),
+    /// IBM Granite's `<|tool_call|>[…]` and `<tool_call>` forms.
+    #[napi(
+        readonly,
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub granite: (),
+    /// A bare JSON tool call: `[{ jsonCall: {} }]`.
+    #[napi(
+        readonly,
+        js_name = "json-call",
+        ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>"
+    )]
+    pub json_call: (),
 }
 
 /// Ready-made `patterns` for the model families whose tool-call markup is
 /// known to leak, for example
-/// `new ScaffoldingFilter({ patterns: SCAFFOLD_PRESETS.hermes })`.
+/// `new ScaffoldingFilter({ patterns: SCAFFOLD_PRESETS.hermes })`, or all of
+/// them: `Object.values(SCAFFOLD_PRESETS).flat()`.
 #[napi]
 
 pub const SCAFFOLD_PRESETS: ScaffoldPresets = ScaffoldPresets {
     lfm2: (),
     hermes: (),
+    glm: (),
+    qwen3_coder: (),
     llama3: (),
+    llama4: (),
     mistral: (),
     deepseek_v3: (),
+    deepseek_dsml: (),
     kimi_k2: (),
-    llama4: (),
     gemma4: (),
     minimax: (),
-    glm: (),
-    deepseek_dsml: (),
-    qwen3_coder: (),
+    anthropic_xml: (),
+    harmony: (),
+    granite: (),
+    json_call: (),
 };
 
 impl ToNapiValue for ScaffoldPresets {
@@ -218,7 +344,14 @@ impl ToNapiValue for ScaffoldPresets {
 /// frozen at every level.
 fn presets_to_js(js: Js) -> Result<Handle> {
     let (object, freeze_fn) = js.builtin(c"Object", c"freeze")?;
+    let regexp = js.global(c"RegExp")?;
     let freeze = |value: Handle| js.call(freeze_fn, object, &[value]);
+    let part = |part: PresetPart| -> Result<Handle> {
+        match part {
+            PresetPart::Literal(text) => js.str(text),
+            PresetPart::Regex(source) => js.construct(regexp, &[js.str(source)?]),
+        }
+    };
     let mut presets = Vec::with_capacity(scaffolding::PRESETS.len());
     for preset in &scaffolding::PRESETS {
         let mut entries = Vec::with_capacity(preset.patterns.len());
@@ -228,6 +361,14 @@ fn presets_to_js(js: Js) -> Result<Handle> {
                     js.object(&[(c"start", js.str(start)?), (c"end", js.str(end)?)])?
                 }
                 PresetPattern::Token(token) => js.object(&[(c"token", js.str(token)?)])?,
+                PresetPattern::Regex(source) => js.object(&[(c"regex", part(PresetPart::Regex(source))?)])?,
+                PresetPattern::SpanOf { start, end } => {
+                    js.object(&[(c"start", part(start)?), (c"end", part(end)?)])?
+                }
+                PresetPattern::Json(start) => {
+                    js.object(&[(c"start", part(start)?), (c"json", js.boolean(true)?)])?
+                }
+                PresetPattern::JsonCall => js.object(&[(c"jsonCall", freeze(js.object(&[])?)?)])?,
             };
             entries.push(freeze(entry)?);
         }
@@ -382,10 +523,12 @@ impl ScaffoldingFilter {
 
     /// Every UTF-16 unit a match of this filter's patterns can begin with
     /// (for the default patterns, `'<'`), each once. No markup can start in
-    /// a chunk that has none of them.
-    #[napi(getter, catch_unwind, ts_return_type = "string")]
-    pub fn start_units(&self) -> Utf16String {
-        Utf16String::from(self.state.borrow().core.registry().start_units())
+    /// a chunk that has none of them. `null` when no such set decides: a
+    /// JSON call, which depends on where a line starts, or a regular
+    /// expression that looks behind its start (`^` with `m`, `\b`).
+    #[napi(getter, catch_unwind, ts_return_type = "string | null")]
+    pub fn start_units(&self) -> Option<Utf16String> {
+        self.state.borrow().core.registry().start_units().map(Utf16String::from)
     }
 }
 
@@ -536,14 +679,16 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
     Ok(settings)
 }
 
-/// `options.patterns`: a non-empty array of `{ start, end }` or `{ token }`
-/// entries that together make a registry.
+const PATTERN_FIELDS: [&str; 6] = ["token", "regex", "start", "end", "json", "jsonCall"];
+
+/// `options.patterns`: a non-empty array of pattern entries that together
+/// make a registry.
 fn read_patterns(js: Js, list: Handle) -> Result<Registry> {
     let mut is_array = IsArray::new(js);
     if !is_array.test(list)? {
         return Err(js.wrong_type(
             "ScaffoldingFilter: options.patterns",
-            "an array of { start, end } and { token } entries",
+            "an array of pattern entries",
             list,
         ));
     }
@@ -554,40 +699,12 @@ fn read_patterns(js: Js, list: Handle) -> Result<Registry> {
              (leave it out for the default patterns)",
         ));
     }
+    let regexp = js.global(c"RegExp")?;
     let mut patterns = Vec::with_capacity(count);
     for index in 0..count {
         let what = format!("ScaffoldingFilter: options.patterns[{index}]");
         let entry = js.element(list, index as u32)?;
-        if js.type_of(entry)? != ValueType::Object {
-            return Err(js.wrong_type(&what, "a { start, end } or { token } object", entry));
-        }
-        let string = |name: &std::ffi::CStr, field: &str| -> Result<Option<Vec<u16>>> {
-            let value = js.get(entry, name)?;
-            match js.type_of(value)? {
-                ValueType::Undefined => Ok(None),
-                ValueType::String => Ok(Some(js.utf16(value)?)),
-                _ => Err(js.wrong_type(&format!("{what}.{field}"), "a string", value)),
-            }
-        };
-        let pattern = match (string(c"token", "token")?, string(c"start", "start")?, string(c"end", "end")?) {
-            (Some(literal), None, None) => Pattern::Token { literal },
-            (None, Some(start), Some(end)) => Pattern::Span { start, end },
-            (None, None, None) => {
-                return Err(
-                    js.type_error(&format!("{what} must have start and end, or token (it has neither)"))
-                )
-            }
-            (Some(_), _, _) => {
-                return Err(js.type_error(&format!(
-                    "{what} must have start and end, or token (it has token and a span's start or end)"
-                )))
-            }
-            (None, start, _) => {
-                let missing = if start.is_none() { "start" } else { "end" };
-                return Err(js.type_error(&format!("{what}.{missing} must be a string (got undefined)")));
-            }
-        };
-        patterns.push(pattern);
+        patterns.push(read_pattern(js, &mut is_array, regexp, entry, &what)?);
     }
     Registry::new(patterns).map_err(|error| {
         js.type_error(&format!(
@@ -595,6 +712,145 @@ fn read_patterns(js: Js, list: Handle) -> Result<Registry> {
             error.entry, error.reason
         ))
     })
+}
+
+/// One entry: `{ token }`, `{ regex }`, `{ start, end }`, `{ start, json:
+/// true }` or `{ jsonCall }`.
+fn read_pattern(
+    js: Js,
+    is_array: &mut IsArray,
+    regexp: Handle,
+    entry: Handle,
+    what: &str,
+) -> Result<Pattern> {
+    let shapes = "{ token }, { regex }, { start, end }, { start, json: true } or { jsonCall }";
+    if js.type_of(entry)? != ValueType::Object || is_array.test(entry)? || js.instance_of(entry, regexp)? {
+        return Err(js.wrong_type(what, &format!("a pattern entry ({shapes})"), entry));
+    }
+    for key in js.own_keys(entry)? {
+        let key = String::from_utf16_lossy(&key);
+        if !PATTERN_FIELDS.contains(&key.as_str()) {
+            return Err(js.type_error(&format!(
+                "{what}.{} is not a pattern field (the fields are {})",
+                clip(&key),
+                PATTERN_FIELDS.join(", ")
+            )));
+        }
+    }
+    // A string is a literal, except for `regex`, where it is a source.
+    let part = |name: &CStr, field: &str| -> Result<Option<Part>> {
+        let value = js.get(entry, name)?;
+        match js.type_of(value)? {
+            ValueType::Undefined => Ok(None),
+            ValueType::String if field == "regex" => {
+                Ok(Some(Part::Regex(RegexSource::new(&String::from_utf16_lossy(&js.utf16(value)?)))))
+            }
+            ValueType::String => Ok(Some(Part::Literal(js.utf16(value)?))),
+            ValueType::Object if js.instance_of(value, regexp)? => {
+                let text = |name: &CStr| -> Result<String> {
+                    Ok(String::from_utf16_lossy(&js.utf16(js.get(value, name)?)?))
+                };
+                let regex = RegexSource::with_js_flags(&text(c"source")?, &text(c"flags")?)
+                    .map_err(|reason| js.type_error(&format!("{what}.{field}: {reason}")))?;
+                Ok(Some(Part::Regex(regex)))
+            }
+            _ => Err(js.wrong_type(&format!("{what}.{field}"), "a string or a RegExp", value)),
+        }
+    };
+    let token = part(c"token", "token")?;
+    let regex = part(c"regex", "regex")?;
+    let start = part(c"start", "start")?;
+    let end = part(c"end", "end")?;
+    let json = js.get(entry, c"json")?;
+    let json = match js.type_of(json)? {
+        ValueType::Undefined => false,
+        ValueType::Boolean if js.bool(json)? => true,
+        _ => return Err(js.wrong_type(&format!("{what}.json"), "true", json)),
+    };
+    let json_call = js.get(entry, c"jsonCall")?;
+    let json_call = match js.type_of(json_call)? {
+        ValueType::Undefined => None,
+        ValueType::Object if !is_array.test(json_call)? => {
+            Some(read_json_call(js, is_array, json_call, what)?)
+        }
+        _ => {
+            return Err(js.wrong_type(
+                &format!("{what}.jsonCall"),
+                "an object ({} or { toolNames })",
+                json_call,
+            ))
+        }
+    };
+    let given: Vec<&str> = [
+        ("token", token.is_some()),
+        ("regex", regex.is_some()),
+        ("start", start.is_some()),
+        ("end", end.is_some()),
+        ("json", json),
+        ("jsonCall", json_call.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, is)| is.then_some(name))
+    .collect();
+    Ok(match (token, regex, start, end, json, json_call) {
+        (Some(token), None, None, None, false, None) => Pattern::token_of(token),
+        (None, Some(Part::Regex(regex)), None, None, false, None) => Pattern::Regex { regex },
+        (None, None, Some(start), Some(end), false, None) => Pattern::span_of(start, end),
+        (None, None, Some(start), None, true, None) => Pattern::Json { start },
+        (None, None, None, None, false, Some(tool_names)) => Pattern::JsonCall { tool_names },
+        (None, None, Some(_), None, false, None) => {
+            return Err(js.type_error(&format!("{what} has a start but no end (or json: true)")))
+        }
+        (None, None, None, Some(_), false, None) => {
+            return Err(js.type_error(&format!("{what} has an end but no start")))
+        }
+        _ if given.is_empty() => {
+            return Err(
+                js.type_error(&format!("{what} must be one of {shapes} (it has none of their fields)"))
+            )
+        }
+        _ => {
+            return Err(
+                js.type_error(&format!("{what} must be one of {shapes} (it has {})", given.join(", ")))
+            )
+        }
+    })
+}
+
+/// `jsonCall`'s options: `{}` or `{ toolNames: [...] }`.
+fn read_json_call(
+    js: Js,
+    is_array: &mut IsArray,
+    options: Handle,
+    what: &str,
+) -> Result<Option<Vec<String>>> {
+    for key in js.own_keys(options)? {
+        let key = String::from_utf16_lossy(&key);
+        if key != "toolNames" {
+            return Err(js.type_error(&format!(
+                "{what}.jsonCall.{} is not an option (the option is toolNames)",
+                clip(&key)
+            )));
+        }
+    }
+    let names = js.get(options, c"toolNames")?;
+    if js.type_of(names)? == ValueType::Undefined {
+        return Ok(None);
+    }
+    let field = format!("{what}.jsonCall.toolNames");
+    if !is_array.test(names)? {
+        return Err(js.wrong_type(&field, "an array of strings", names));
+    }
+    let count = is_array.len(names)?;
+    let mut tool_names = Vec::with_capacity(count);
+    for index in 0..count {
+        let name = js.element(names, index as u32)?;
+        if js.type_of(name)? != ValueType::String {
+            return Err(js.wrong_type(&format!("{field}[{index}]"), "a string", name));
+        }
+        tool_names.push(String::from_utf16_lossy(&js.utf16(name)?));
+    }
+    Ok(Some(tool_names))
 }
 
 /// At most 40 characters of a user's string, for an error message.
