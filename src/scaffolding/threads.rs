@@ -60,6 +60,10 @@ pub(crate) struct General {
     /// One bit per unit: whether a match (other than a JSON call) can begin
     /// with it.
     begins: Box<[u64; 1024]>,
+    /// For each ASCII unit, the patterns (other than JSON calls) whose
+    /// match may begin with it, in registry order; other units look at
+    /// every pattern.
+    ascii_openers: Vec<Vec<usize>>,
     /// Whether some regular expression's start depends on the unit before it.
     needs_context: bool,
     has_json_call: bool,
@@ -169,7 +173,19 @@ impl General {
             Compiled::JsonCall { .. } => false,
         });
         let has_json_call = compiled.iter().any(|pattern| matches!(pattern, Compiled::JsonCall { .. }));
-        Ok(General { patterns: compiled, begins, needs_context, has_json_call })
+        let ascii_openers = (0..128u16)
+            .map(|unit| {
+                (0..compiled.len())
+                    .filter(|&index| match &compiled[index] {
+                        Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } => {
+                            start.may_begin_with(unit)
+                        }
+                        Compiled::JsonCall { .. } => CALL_BEGINS.contains(&unit),
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(General { patterns: compiled, begins, ascii_openers, needs_context, has_json_call })
     }
 
     #[inline]
@@ -600,7 +616,16 @@ impl Threads {
         }
         let in_pair = previous.is_some_and(is_high) && is_low(unit);
         if general.may_begin(unit, previous) || self.call_may_begin_at == Some(at) {
-            for (pattern, compiled) in general.patterns.iter().enumerate() {
+            let every: Vec<usize>;
+            let candidates: &[usize] = match general.ascii_openers.get(usize::from(unit)) {
+                Some(openers) => openers,
+                None => {
+                    every = (0..general.patterns.len()).collect();
+                    &every
+                }
+            };
+            for &pattern in candidates {
+                let compiled = &general.patterns[pattern];
                 let step = match compiled {
                     Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } => {
                         match start {
