@@ -9,26 +9,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ScaffoldingFilter, SCAFFOLD_PRESETS } from 'seamguard';
-import { rng } from './helpers.mjs';
+import { chunkings } from './helpers.mjs';
 
 const { cases } = JSON.parse(readFileSync(new URL('./fixtures/clean-answers.json', import.meta.url), 'utf8'));
 const UNION = Object.values(SCAFFOLD_PRESETS).flat();
 
-function chunkings(text, seed) {
-  const r = rng(seed);
-  const random = [];
-  for (let at = 0; at < text.length; ) {
-    const end = Math.min(text.length, at + 1 + r.below(40));
-    random.push(text.slice(at, end));
-    at = end;
-  }
-  return [[text], Array.from(text.split(''), (unit) => unit), random];
-}
 
 describe('clean answers pass unchanged under every preset at once', () => {
   for (const [index, { id, kind, text }] of cases.entries()) {
     it(`${id} (${kind})`, () => {
-      for (const chunks of chunkings(text, 7000 + index)) {
+      for (const chunks of chunkings(text, 7000 + index, 40)) {
         const filter = new ScaffoldingFilter({ patterns: UNION });
         const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
         assert.deepEqual(filter.strippedSpans, [], `${chunks.length} chunks`);

@@ -81,3 +81,15 @@ export function isLiteralRegistry(patterns) {
   }
   return true;
 }
+
+/** Chunkings of `text`: whole, a unit at a time, and seeded random cuts of 1 to `widest` units. */
+export function chunkings(text, seed, widest = 12) {
+  const r = rng(seed);
+  const random = [];
+  for (let at = 0; at < text.length; ) {
+    const end = Math.min(text.length, at + 1 + r.below(widest));
+    random.push(text.slice(at, end));
+    at = end;
+  }
+  return [[text], Array.from(text.split(''), (unit) => unit), random];
+}

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ScaffoldingFilter, SCAFFOLD_PRESETS } from 'seamguard';
-import { rng } from './helpers.mjs';
+import { chunkings } from './helpers.mjs';
 
 const { cases } = JSON.parse(readFileSync(new URL('./fixtures/real-leaks.json', import.meta.url), 'utf8'));
 
@@ -24,17 +24,6 @@ const NOT_YET = {};
 /** Every preset at once, in `SCAFFOLD_PRESETS` order. */
 const UNION = Object.values(SCAFFOLD_PRESETS).flat();
 
-/** Chunkings of `text`: whole, a unit at a time, and seeded random cuts. */
-function chunkings(text, seed) {
-  const r = rng(seed);
-  const random = [];
-  for (let at = 0; at < text.length; ) {
-    const end = Math.min(text.length, at + 1 + r.below(12));
-    random.push(text.slice(at, end));
-    at = end;
-  }
-  return [[text], Array.from(text.split(''), (unit) => unit), random];
-}
 
 function clean(patterns, chunks) {
   const filter = new ScaffoldingFilter({ patterns, openSpanAtEnd: 'drop' });
