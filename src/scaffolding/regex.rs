@@ -125,8 +125,9 @@ fn from_js(source: &str) -> String {
 #[derive(Debug)]
 pub(crate) struct Dfa {
     dfa: dense::DFA<Vec<u32>>,
-    /// The bytes a match can begin with, from any starting context.
-    first_bytes: [bool; 256],
+    /// The bytes a match can begin with, in each starting context (see
+    /// [`context_of`]).
+    first_bytes: [[bool; 256]; CONTEXTS],
     /// Whether the start depends on what precedes it (`^` with `m`, `\b`):
     /// then a filter cannot skip text in JavaScript without telling it.
     needs_context: bool,
@@ -175,16 +176,13 @@ impl Dfa {
                     format!("its regular expression cannot be compiled: {}", first_line(&error.to_string()))
                 },
             )?;
-        let mut first_bytes = [false; 256];
-        for look_behind in [None, Some(b'\n'), Some(b'\r'), Some(b'a'), Some(b' ')] {
-            let Ok(start) =
-                dfa.start_state(&start::Config::new().anchored(Anchored::Yes).look_behind(look_behind))
-            else {
-                continue;
-            };
+        let mut first_bytes = [[false; 256]; CONTEXTS];
+        for (context, look_behind) in CONTEXT_BYTES.into_iter().enumerate() {
+            let config = start::Config::new().anchored(Anchored::Yes).look_behind(look_behind);
+            let Ok(start) = dfa.start_state(&config) else { continue };
             for byte in 0..=255u8 {
                 if !dfa.is_dead_state(dfa.next_state(start, byte)) {
-                    first_bytes[usize::from(byte)] = true;
+                    first_bytes[context][usize::from(byte)] = true;
                 }
             }
         }
@@ -246,8 +244,9 @@ impl Dfa {
         self.dfa.is_match_state(self.dfa.next_eoi_state(state))
     }
 
-    pub(crate) fn may_begin_with(&self, byte: u8) -> bool {
-        self.first_bytes[usize::from(byte)]
+    /// Whether a match may begin with `byte` after a unit of `context`.
+    pub(crate) fn may_begin_with(&self, byte: u8, context: usize) -> bool {
+        self.first_bytes[context][usize::from(byte)]
     }
 
     pub(crate) fn needs_context(&self) -> bool {
@@ -269,6 +268,25 @@ fn first_line(message: &str) -> String {
 pub(crate) fn utf8(code_point: u32, buffer: &mut [u8; 4]) -> &[u8] {
     let c = char::from_u32(code_point).unwrap_or(char::REPLACEMENT_CHARACTER);
     c.encode_utf8(buffer).as_bytes()
+}
+
+/// How many starting contexts a DFA tells apart: the start of the text,
+/// after a line feed, after a carriage return, after an ASCII word
+/// character, after anything else.
+pub(crate) const CONTEXTS: usize = 5;
+
+/// A byte of each context, in that order.
+const CONTEXT_BYTES: [Option<u8>; CONTEXTS] = [None, Some(b'\n'), Some(b'\r'), Some(b'a'), Some(b' ')];
+
+/// The starting context after `previous` (`None`: the start of the text).
+pub(crate) fn context_of(previous: Option<u16>) -> usize {
+    match previous {
+        None => 0,
+        Some(0x0A) => 1,
+        Some(0x0D) => 2,
+        Some(unit) if unit < 0x80 && (unit as u8 == b'_' || (unit as u8).is_ascii_alphanumeric()) => 3,
+        Some(_) => 4,
+    }
 }
 
 /// The look-behind byte a DFA start needs for the unit before a match.
@@ -310,8 +328,14 @@ mod tests {
     #[test]
     fn first_bytes_and_context() {
         let d = dfa(r"<function=\w+>").unwrap();
-        assert!(d.may_begin_with(b'<'));
-        assert!(!d.may_begin_with(b'f'));
+        assert!(d.may_begin_with(b'<', 4));
+        assert!(!d.may_begin_with(b'f', 4));
+        let line = dfa(r"(?m:^)call").unwrap();
+        assert!(
+            line.may_begin_with(b'c', context_of(None)) && line.may_begin_with(b'c', context_of(Some(0x0A)))
+        );
+        assert!(!line.may_begin_with(b'c', context_of(Some(u16::from(b'x')))));
+        assert!(!line.may_begin_with(b'c', context_of(Some(u16::from(b' ')))));
         assert!(!d.needs_context());
         assert!(dfa(r"(?m:^)call").unwrap().needs_context());
         assert!(dfa(r"\bcall").unwrap().needs_context());

@@ -27,7 +27,7 @@ use regex_automata::util::primitives::StateID;
 
 use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
 use super::json::{self, JsonScan};
-use super::regex::{self as re, Dfa};
+use super::regex::{self as re, context_of, Dfa, CONTEXTS};
 use super::registry::{Part, Pattern, RegistryError};
 
 /// A part of a pattern, compiled.
@@ -57,13 +57,12 @@ enum Compiled {
 #[derive(Debug)]
 pub(crate) struct General {
     patterns: Vec<Compiled>,
-    /// One bit per unit: whether a match (other than a JSON call) can begin
-    /// with it.
-    begins: Box<[u64; 1024]>,
-    /// For each ASCII unit, the patterns (other than JSON calls) whose
-    /// match may begin with it, in registry order; other units look at
-    /// every pattern.
-    ascii_openers: Vec<Vec<usize>>,
+    /// Per starting context (the unit before, see `regex::context_of`), one
+    /// bit per unit: whether a match can begin with it there.
+    begins: Box<[[u64; 1024]; CONTEXTS]>,
+    /// Per starting context and ASCII unit, the patterns whose match may
+    /// begin with it, in registry order; other units look at every pattern.
+    ascii_openers: Vec<Vec<Vec<usize>>>,
     /// Whether some regular expression's start depends on the unit before it.
     needs_context: bool,
     has_json_call: bool,
@@ -97,10 +96,51 @@ fn fallback_of(units: &[u16]) -> Vec<usize> {
 }
 
 impl Matcher {
-    fn may_begin_with(&self, unit: u16) -> bool {
+    fn may_begin_with(&self, unit: u16, context: usize) -> bool {
         match self {
             Matcher::Literal(units) => units.first() == Some(&unit),
-            Matcher::Dfa(dfa) => lead_bytes(unit).any(|byte| dfa.may_begin_with(byte)),
+            Matcher::Dfa(dfa) => lead_bytes(unit).any(|byte| dfa.may_begin_with(byte, context)),
+        }
+    }
+
+    /// Marks in `bits` every unit a match may begin with after a unit of
+    /// `context`: a literal's first unit, or every unit whose code point's
+    /// UTF-8 begins with a byte the DFA accepts first (so the work is per
+    /// byte, not per unit).
+    fn mark_begins(&self, context: usize, bits: &mut [u64; 1024]) {
+        let mut mark = |from: u32, to: u32| {
+            for unit in from..to {
+                bits[unit as usize / 64] |= 1 << (unit % 64);
+            }
+        };
+        match self {
+            Matcher::Literal(units) => mark(u32::from(units[0]), u32::from(units[0]) + 1),
+            Matcher::Dfa(dfa) => {
+                for byte in 0..=255u8 {
+                    if !dfa.may_begin_with(byte, context) {
+                        continue;
+                    }
+                    let lead = u32::from(byte);
+                    match byte {
+                        0x00..=0x7F => mark(lead, lead + 1),
+                        0xC2..=0xDF => mark((lead & 0x1F) << 6, ((lead & 0x1F) << 6) + 64),
+                        // Three-byte code points, less the surrogates, which
+                        // alone read as U+FFFD (lead EF).
+                        0xE0..=0xEF => {
+                            let from = ((lead & 0x0F) << 12).max(0x800);
+                            let to = ((lead & 0x0F) << 12) + 0x1000;
+                            mark(from, to.min(0xD800).max(from));
+                            mark(from.max(0xE000), to.max(from.max(0xE000)));
+                            if byte == 0xEF {
+                                mark(0xD800, 0xE000);
+                            }
+                        }
+                        // A high surrogate begins an astral code point.
+                        0xF0..=0xF4 => mark(0xD800, 0xDC00),
+                        _ => {}
+                    }
+                }
+            }
         }
     }
 
@@ -154,16 +194,22 @@ impl General {
                 Pattern::JsonCall { tool_names } => Compiled::JsonCall { tool_names: tool_names.clone() },
             });
         }
-        let mut begins = Box::new([0u64; 1024]);
-        for unit in 0..=u16::MAX {
-            let opens = compiled.iter().any(|pattern| match pattern {
-                Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } => {
-                    start.may_begin_with(unit)
+        let mut begins = Box::new([[0u64; 1024]; CONTEXTS]);
+        for (context, bits) in begins.iter_mut().enumerate() {
+            for pattern in &compiled {
+                match pattern {
+                    Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } => {
+                        start.mark_begins(context, bits)
+                    }
+                    // A call begins a line (contexts 0 to 2: the start, after
+                    // a line feed or a carriage return).
+                    Compiled::JsonCall { .. } if context <= 2 => {
+                        for unit in CALL_BEGINS {
+                            bits[usize::from(unit) / 64] |= 1 << (unit % 64);
+                        }
+                    }
+                    Compiled::JsonCall { .. } => {}
                 }
-                Compiled::JsonCall { .. } => false,
-            });
-            if opens {
-                begins[usize::from(unit) / 64] |= 1 << (unit % 64);
             }
         }
         let needs_context = compiled.iter().any(|pattern| match pattern {
@@ -173,14 +219,20 @@ impl General {
             Compiled::JsonCall { .. } => false,
         });
         let has_json_call = compiled.iter().any(|pattern| matches!(pattern, Compiled::JsonCall { .. }));
-        let ascii_openers = (0..128u16)
-            .map(|unit| {
-                (0..compiled.len())
-                    .filter(|&index| match &compiled[index] {
-                        Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } => {
-                            start.may_begin_with(unit)
-                        }
-                        Compiled::JsonCall { .. } => CALL_BEGINS.contains(&unit),
+        let ascii_openers = (0..CONTEXTS)
+            .map(|context| {
+                (0..128u16)
+                    .map(|unit| {
+                        (0..compiled.len())
+                            .filter(|&index| match &compiled[index] {
+                                Compiled::Token(start)
+                                | Compiled::Span { start, .. }
+                                | Compiled::Json { start } => start.may_begin_with(unit, context),
+                                // Where a call may begin is decided by the caller
+                                // (a line start, or right after another call).
+                                Compiled::JsonCall { .. } => CALL_BEGINS.contains(&unit),
+                            })
+                            .collect()
                     })
                     .collect()
             })
@@ -189,14 +241,14 @@ impl General {
     }
 
     #[inline]
-    fn begins(&self, unit: u16) -> bool {
-        self.begins[usize::from(unit) / 64] >> (unit % 64) & 1 == 1
+    fn begins(&self, unit: u16, context: usize) -> bool {
+        self.begins[context][usize::from(unit) / 64] >> (unit % 64) & 1 == 1
     }
 
     /// Whether a thread may begin at a unit, given the unit before it.
     #[inline]
     fn may_begin(&self, unit: u16, previous: Option<u16>) -> bool {
-        self.begins(unit) || (self.has_json_call && at_line_start(previous) && CALL_BEGINS.contains(&unit))
+        self.begins(unit, context_of(previous))
     }
 
     /// The units a match can begin with, when that set alone decides (see
@@ -207,7 +259,8 @@ impl General {
         if self.has_json_call || self.needs_context {
             return None;
         }
-        let units: Vec<u16> = (0..=u16::MAX).filter(|&unit| self.begins(unit)).collect();
+        let units: Vec<u16> =
+            (0..=u16::MAX).filter(|&unit| (0..CONTEXTS).any(|context| self.begins(unit, context))).collect();
         (units.len() <= 256).then_some(units)
     }
 }
@@ -418,14 +471,20 @@ enum Advance {
     Dead,
 }
 
+/// Above this capacity, the buffer is given back once it is small again.
+const KEEP_CAPACITY: usize = 4096;
+
 /// The general engine's state. Positions are counted in units from the
 /// start of the stream.
 #[derive(Debug, Default)]
 pub(crate) struct Threads {
-    /// Units from `base` on that are not yet released or stripped.
+    /// The units read from `base` on. Those before `decided` are released
+    /// or stripped already; they are dropped from the buffer once per feed,
+    /// not once per unit.
     held: Vec<u16>,
     base: usize,
-    /// In order of (start, pattern); each starts at or after `base`.
+    decided: usize,
+    /// In order of (start, pattern); each starts at or after `decided`.
     threads: Vec<Thread>,
     /// The unit before the next one, in the text as given.
     previous: Option<u16>,
@@ -435,8 +494,9 @@ pub(crate) struct Threads {
 }
 
 impl Threads {
+    /// The text not yet released or stripped.
     pub(crate) fn held(&self) -> &[u16] {
-        &self.held
+        &self.held[self.decided - self.base..]
     }
 
     pub(crate) fn is_span_open(&self) -> bool {
@@ -444,7 +504,7 @@ impl Threads {
     }
 
     pub(crate) fn is_idle(&self) -> bool {
-        self.threads.is_empty() && self.held.is_empty()
+        self.threads.is_empty() && self.held().is_empty()
     }
 
     /// Feeds `chunk`, appending what can be released to `out`.
@@ -474,7 +534,9 @@ impl Threads {
                     let to = self.base + self.held.len();
                     self.release_to(to, out);
                     out.extend_from_slice(&chunk[read..read + skip]);
-                    self.base += skip;
+                    self.held.clear();
+                    self.base = to + skip;
+                    self.decided = self.base;
                     read += skip;
                     self.previous = Some(chunk[read - 1]);
                     continue;
@@ -490,6 +552,7 @@ impl Threads {
                 self.settle(options, log, StripReason::MaxHeld, out);
             }
         }
+        self.compact();
     }
 
     /// Ends the stream: every match that the end completes is stripped, an
@@ -552,10 +615,20 @@ impl Threads {
                 }
             }
         }
-        out.extend_from_slice(&self.held);
-        self.base += self.held.len();
-        self.held.clear();
+        let end = self.base + self.held.len();
+        self.release_to(end, out);
+        self.compact();
         self.previous = None;
+    }
+
+    /// Drops the decided units from the buffer.
+    fn compact(&mut self) {
+        self.held.drain(..self.decided - self.base);
+        self.base = self.decided;
+        // One long match does not pin its memory for the stream's lifetime.
+        if self.held.capacity() > KEEP_CAPACITY && self.held.len() < KEEP_CAPACITY / 4 {
+            self.held.shrink_to(KEEP_CAPACITY / 4);
+        }
     }
 
     /// Settles the first thread's match as the flush would, and carries on
@@ -572,12 +645,10 @@ impl Threads {
         self.release_to(end, out);
     }
 
-    /// Releases the held text before `to`.
+    /// Releases the undecided text before `to`.
     fn release_to(&mut self, to: usize, out: &mut Vec<u16>) {
-        let count = to - self.base;
-        out.extend_from_slice(&self.held[..count]);
-        self.held.drain(..count);
-        self.base = to;
+        out.extend_from_slice(&self.held[self.decided - self.base..to - self.base]);
+        self.decided = to;
     }
 
     /// Strips `[start, end)` for `pattern`, releasing the text before it,
@@ -592,9 +663,8 @@ impl Threads {
         out: &mut Vec<u16>,
     ) {
         self.release_to(start, out);
-        log.record(&[&self.held[..end - start]], reason, pattern);
-        self.held.drain(..end - start);
-        self.base = end;
+        log.record(&[&self.held[start - self.base..end - self.base]], reason, pattern);
+        self.decided = end;
         let inside = self.threads.iter().take_while(|thread| thread.start < end).count();
         self.threads.drain(..inside);
     }
@@ -605,32 +675,30 @@ impl Threads {
         let at = self.base + self.held.len();
         self.held.push(unit);
         let previous = self.previous;
-        let mut index = 0;
-        while index < self.threads.len() {
-            match self.advance(general, index, unit, at) {
-                Advance::Alive => index += 1,
-                Advance::Dead => {
-                    self.threads.remove(index);
-                }
+        // Advance every thread, keeping the live ones in order.
+        let mut kept = 0;
+        for index in 0..self.threads.len() {
+            if let Advance::Alive = self.advance(general, index, unit, at) {
+                self.threads.swap(kept, index);
+                kept += 1;
             }
         }
+        self.threads.truncate(kept);
         let in_pair = previous.is_some_and(is_high) && is_low(unit);
         if general.may_begin(unit, previous) || self.call_may_begin_at == Some(at) {
-            let every: Vec<usize>;
-            let candidates: &[usize] = match general.ascii_openers.get(usize::from(unit)) {
-                Some(openers) => openers,
-                None => {
-                    every = (0..general.patterns.len()).collect();
-                    &every
-                }
-            };
-            for &pattern in candidates {
+            // An ASCII unit looks only at the patterns that can begin with
+            // it; any other unit at every pattern.
+            let context = context_of(previous);
+            let openers = general.ascii_openers[context].get(usize::from(unit));
+            let count = openers.map_or(general.patterns.len(), Vec::len);
+            for candidate in 0..count {
+                let pattern = openers.map_or(candidate, |openers| openers[candidate]);
                 let compiled = &general.patterns[pattern];
                 let step = match compiled {
                     Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } => {
                         match start {
                             Matcher::Literal(units) if units[0] == unit => Step::Literal { matched: 0 },
-                            Matcher::Dfa(dfa) if !in_pair && start.may_begin_with(unit) => {
+                            Matcher::Dfa(dfa) if !in_pair && start.may_begin_with(unit, context) => {
                                 match DfaRun::new(dfa, previous) {
                                     Some(run) => Step::Dfa(run),
                                     None => continue,
@@ -728,13 +796,12 @@ impl Threads {
                         // at or after `base`, so the unit before `end` is held.
                         let before = Some(self.held[end - 1 - self.base]);
                         let mut step = opened(compiled, end, before);
-                        let replay: Vec<u16> = self.held[end - self.base..].to_vec();
-                        for (offset, &unit) in replay.iter().enumerate() {
+                        for at in end..self.base + self.held.len() {
                             if let Step::Done { .. } | Step::Over = step {
                                 break;
                             }
-                            match advance_open(&mut step, compiled, &self.held, self.base, unit, end + offset)
-                            {
+                            let unit = self.held[at - self.base];
+                            match advance_open(&mut step, compiled, &self.held, self.base, unit, at) {
                                 Advance::Alive => {}
                                 Advance::Dead => return Advance::Dead,
                             }
