@@ -350,6 +350,7 @@ fn presets_to_js(js: Js) -> Result<Handle> {
         match part {
             PresetPart::Literal(text) => js.str(text),
             PresetPart::Regex(source) => js.construct(regexp, &[js.str(source)?]),
+            PresetPart::MultiLine(source) => js.construct(regexp, &[js.str(source)?, js.str("m")?]),
         }
     };
     let mut presets = Vec::with_capacity(scaffolding::PRESETS.len());

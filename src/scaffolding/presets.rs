@@ -20,6 +20,9 @@ use super::registry::{Part, Pattern};
 pub enum PresetPart {
     Literal(&'static str),
     Regex(&'static str),
+    /// A regular expression with the `m` flag: `^` matches at every line
+    /// start.
+    MultiLine(&'static str),
 }
 
 impl PresetPart {
@@ -27,6 +30,9 @@ impl PresetPart {
         match self {
             PresetPart::Literal(text) => Part::literal(text),
             PresetPart::Regex(source) => Part::Regex(RegexSource::new(source)),
+            PresetPart::MultiLine(source) => {
+                Part::Regex(RegexSource { multi_line: true, ..RegexSource::new(source) })
+            }
         }
     }
 }
@@ -334,12 +340,15 @@ pub const KIMI_K2: Preset = Preset {
             end: PresetPart::Regex("<\\|tool_call_end\\|>|<\\|tool_calls?_section_end\\|>"),
         },
         // A call whose begin token was lost: it starts at the ID (NAME:INDEX, with or without
-        // functions.) right before the argument token. Defined in:
+        // functions.) right before the argument token. A bare NAME:INDEX only at the start of a
+        // line, as reported (anywhere, it would begin at every word of an answer and cost every
+        // clean answer a candidate per unit); with functions. anywhere. Defined in:
         // vllm-project/vllm:vllm/tool_parsers/kimi_k2_tool_parser.py. Reports:
         // typeclaw/typeclaw#344.
         PresetPattern::SpanOf {
-            start: PresetPart::Regex(
-                "(?:functions\\.)?[A-Za-z0-9_\\-]+:\\d+\\s*<\\|tool_call_argument_begin\\|>",
+            start: PresetPart::MultiLine(
+                "^(?:functions\\.)?[A-Za-z0-9_\\-]+:\\d+\\s*<\\|tool_call_argument_begin\\|>\
+                 |functions\\.[A-Za-z0-9_\\-]+:\\d+\\s*<\\|tool_call_argument_begin\\|>",
             ),
             end: PresetPart::Regex("<\\|tool_call_end\\|>|<\\|tool_calls?_section_end\\|>"),
         },
@@ -442,13 +451,14 @@ pub const HARMONY: Preset = Preset {
     patterns: &[
         // A gpt-oss call header and its JSON arguments, either with the special tokens (recipient
         // before or after the channel) or with them removed, which glues json to the arguments and
-        // may glue assistant to commentary. A short non-ASCII run where <|constrain|> belongs is
-        // tolerated. Defined in:
+        // may glue assistant to commentary. A non-ASCII run where <|constrain|> belongs is
+        // tolerated. A header that begins with a word begins at a word boundary, so that prose
+        // does not start a candidate at every a, c and t. Defined in:
         // sgl-project/sglang:python/sglang/srt/function_call/gpt_oss_detector.py;
         // openai/harmony:docs/format.md; vllm-project/vllm:vllm/tool_parsers/openai_tool_parser.py.
         // Reports: raullenchai/Rapid-MLX#480, raullenchai/Rapid-MLX#444,
         // lmstudio-ai/lmstudio-bug-tracker#873, livekit/agents-js#1632.
-        PresetPattern::Json(PresetPart::Regex("(?:<\\|start\\|>)?(?:assistant[^\\S\\n]*)?(?:<\\|channel\\|>)?(?:commentary[^\\S\\n]*)?to=functions\\.[A-Za-z0-9_.\\-]+[^\\S\\n]*(?:<\\|channel\\|>)?(?:commentary)?[^\\S\\n]*(?:<\\|constrain\\|>|[^\\x00-\\x7F]{1,12})?[^\\S\\n]*(?:json)?(?:<\\|message\\|>)?")),
+        PresetPattern::Json(PresetPart::Regex("(?:<\\|start\\|>(?:assistant[^\\S\\n]*)?(?:<\\|channel\\|>)?(?:commentary[^\\S\\n]*)?|\\bassistant[^\\S\\n]*(?:<\\|channel\\|>)?(?:commentary[^\\S\\n]*)?|<\\|channel\\|>(?:commentary[^\\S\\n]*)?|\\bcommentary[^\\S\\n]*|\\b)to=functions\\.[A-Za-z0-9_.\\-]+[^\\S\\n]*(?:<\\|channel\\|>)?(?:commentary)?[^\\S\\n]*(?:<\\|constrain\\|>|[^\\x00-\\x7F]+)?[^\\S\\n]*(?:json)?(?:<\\|message\\|>)?")),
         // The token form when the arguments are not JSON (python or free-form tools): header through
         // <|call|> (or <|end|>). Defined in:
         // sgl-project/sglang:python/sglang/srt/function_call/gpt_oss_detector.py. Reports: none
