@@ -22,8 +22,8 @@ const only = argv;
 
 // ---- the stream seam --------------------------------------------------------
 
-function streamWith(Filter, chunks) {
-  const filter = new Filter();
+function streamWith(Filter, chunks, options) {
+  const filter = new Filter(options);
   let out = '';
   for (const chunk of chunks) out += filter.feed(chunk);
   return out + filter.flush();
@@ -49,27 +49,43 @@ const SPAN = `Saving it now. <|tool_call_start|>[write_file(path='devices.jsonl'
 const SPAN_8X = `Saving it now. <|tool_call_start|>[write_file(path='devices.jsonl', content='${toolResult(12, 800 * 1024).text}')]<|tool_call_end|> Done.`;
 
 /**
- * Linear growth inside an open span: the addon on 8× the span must take
- * under 16× the time of the 100 KB span. Both sides here are the addon:
- * the "baseline" runs the 100 KB span 16 times, the other side the 800 KB
- * span once, so a ratio of 1 or more means 8× the input took at most 16×
- * the time.
+ * Linear growth: the addon on 8× the input must take under 16× the time of
+ * the 1× input. Both sides here are the addon: the "baseline" runs the
+ * small text 16 times, the other side the large text once, so a ratio of 1
+ * or more means 8× the input took at most 16× the time.
  */
-function spanGrowth() {
-  const small = chunked(SPAN, 1, 8, 3);
-  const large = chunked(SPAN_8X, 1, 8, 3);
+function growth(name, small, large, options, expected) {
+  const smallChunks = chunked(small, 1, 8, 3);
+  const largeChunks = chunked(large, 1, 8, 3);
   return {
-    name: 'filter: open span growth, 16 x 100 KB against 1 x 800 KB (addon both sides)',
+    name,
     target: 1,
     baseline: () => {
       let out;
-      for (let i = 0; i < 16; i++) out = streamWith(addon.ScaffoldingFilter, small);
+      for (let i = 0; i < 16; i++) out = streamWith(addon.ScaffoldingFilter, smallChunks, options);
       return out;
     },
-    addon: () => streamWith(addon.ScaffoldingFilter, large),
-    same: (a, b) => a === 'Saving it now.  Done.' && b === a,
+    addon: () => streamWith(addon.ScaffoldingFilter, largeChunks, options),
+    same: (a, b) => a === expected && b === a,
   };
 }
+
+const payload = (size) => toolResult(12, size).text;
+const growthRows = () => [
+  growth('filter: open span growth, 16 x 100 KB against 1 x 800 KB (addon both sides)',
+    SPAN, SPAN_8X, undefined, 'Saving it now.  Done.'),
+  // A Mistral call cut off inside its JSON value: held whole, then dropped.
+  growth('filter: unclosed JSON value growth, mistral, 16 x 100 KB against 1 x 800 KB (addon both sides)',
+    `Calling it. [TOOL_CALLS][{"name":"write_file","arguments":{"content":${JSON.stringify(payload(100 * 1024))}`,
+    `Calling it. [TOOL_CALLS][{"name":"write_file","arguments":{"content":${JSON.stringify(payload(800 * 1024))}`,
+    { patterns: addon.SCAFFOLD_PRESETS.mistral, openSpanAtEnd: 'drop' }, 'Calling it. '),
+  // A naked Qwen3-Coder block, whose end is a regular expression: one long
+  // match through a DFA.
+  growth('filter: long regular-expression match growth, qwen3-coder, 16 x 100 KB against 1 x 800 KB (addon both sides)',
+    `Writing. <function=write_file><parameter=content>${payload(100 * 1024)}</parameter></function> Done.`,
+    `Writing. <function=write_file><parameter=content>${payload(800 * 1024)}</parameter></function> Done.`,
+    { patterns: addon.SCAFFOLD_PRESETS['qwen3-coder'] }, 'Writing.  Done.'),
+];
 
 const ANGLES = Array.from({ length: 25 * 1024 }, (_, i) => `ab${'cdefgh'[i % 6]}<`).join('');
 
@@ -78,6 +94,19 @@ const filterWorkloads = [
   filterWorkload('filter: 200 KB answer, 64 KB chunks', 3, chunked(ANSWER, 64 * 1024, 64 * 1024, 2), { repeat: 20 }),
   filterWorkload('filter: 100 KB open span, 1-8 unit chunks', 20, chunked(SPAN, 1, 8, 3)),
   filterWorkload("filter: '<' every 4th unit, 1-4 unit chunks", 0.33, chunked(ANGLES, 1, 4, 4)),
+  // What catching every known format costs a clean answer: the addon with
+  // every preset at once against the reference's three patterns in
+  // JavaScript.
+  {
+    ...filterWorkload('filter: 200 KB answer, 64 KB chunks, every preset at once (baseline: the reference, 3 patterns)', 1,
+      chunked(ANSWER, 64 * 1024, 64 * 1024, 2), { repeat: 4 }),
+    addon: () => {
+      let out;
+      const patterns = Object.values(addon.SCAFFOLD_PRESETS).flat();
+      for (let i = 0; i < 4; i++) out = streamWith(addon.ScaffoldingFilter, chunked(ANSWER, 64 * 1024, 64 * 1024, 2), { patterns });
+      return out;
+    },
+  },
 ];
 
 // ---- the write seam ---------------------------------------------------------
@@ -186,9 +215,9 @@ function measure({ name, baseline: base, addon: ours, same }) {
   return { baseline: median(samples.baseline), addon: median(samples.addon) };
 }
 
-// The growth row goes last, so that its 800 KB span does not change the
+// The growth rows go last, so that their 800 KB inputs do not change the
 // heap the other rows run in.
-const workloads = [...filterWorkloads, ...emptyLookupWorkloads, runWorkload, spanGrowth()]
+const workloads = [...filterWorkloads, ...emptyLookupWorkloads, runWorkload, ...growthRows()]
   .filter((w) => only.length === 0 || only.some((word) => w.name.includes(word)));
 
 const ms = (value) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
