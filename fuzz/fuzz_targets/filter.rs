@@ -1,17 +1,23 @@
 //! Fuzz target: the scaffolding filter under a random registry and a random
-//! chunking, judged by the transcribed reference the property tests use.
+//! chunking.
 //!
 //! The input bytes are read as a small program (see `Script`): a registry
-//! (the default one, or up to four patterns with literals over a tiny
-//! alphabet, often invalid on purpose), then text built from units and from
-//! pieces of the literals, cut into chunks, with flushes in between. Any
-//! disagreement with the reference, a broken hold bound, a lost unit or a
-//! panic is a crash.
+//! (the default one, or up to four patterns: literal spans and tokens over a
+//! tiny alphabet, often overlapping or empty on purpose, and now and then a
+//! regular expression, a span with a regular-expression end, an opening
+//! followed by JSON, or a JSON call), then text built from units, pieces of
+//! the literals and pieces of JSON, cut into chunks, with flushes in
+//! between. A literal registry is judged by the transcribed reference the
+//! property tests use; any other by its own guarantees: the same output and
+//! strips as the same streams fed whole, and no unit lost. Any disagreement,
+//! a broken hold bound or a panic is a crash.
 #![no_main]
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use seamguard::scaffolding::{default_patterns, Pattern, Registry};
+use std::sync::Arc;
+
+use seamguard::scaffolding::{default_patterns, Part, Pattern, Registry, ScaffoldingFilter};
 
 #[path = "../../tests/support/oracle.rs"]
 mod oracle;
@@ -28,6 +34,13 @@ fn literal(u: &mut Unstructured) -> Result<Vec<u16>> {
     (0..len).map(|_| Ok(ALPHABET[u.choose_index(ALPHABET.len())?])).collect()
 }
 
+/// Regular expressions over the alphabet: greedy, lazy, anchored, and one
+/// that can match the empty string (refused).
+const REGEXES: [&str; 7] = ["<a+>", "a[^>]*>", "<a|<a/", "(?:a/)+>", "^<a", "/a$", "a*"];
+
+/// Pieces of JSON, so that JSON patterns open, close and fail.
+const JSON: [&str; 6] = ["{\"name\":\"f\",\"arguments\":{}}", "[{", "}]", "\"a\"", "\n", "{\"a\":[1,"];
+
 fn patterns(u: &mut Unstructured) -> Result<Vec<Pattern>> {
     if u.ratio(1, 3)? {
         return Ok(default_patterns());
@@ -35,10 +48,13 @@ fn patterns(u: &mut Unstructured) -> Result<Vec<Pattern>> {
     let count = u.int_in_range(0..=4)?;
     (0..count)
         .map(|_| {
-            Ok(if u.arbitrary()? {
-                Pattern::Span { start: literal(u)?, end: literal(u)? }
-            } else {
-                Pattern::Token { literal: literal(u)? }
+            Ok(match u.int_in_range(0..=9u8)? {
+                0..=3 => Pattern::Span { start: literal(u)?, end: literal(u)? },
+                4..=6 => Pattern::Token { literal: literal(u)? },
+                7 => Pattern::token_of(Part::regex(REGEXES[u.choose_index(REGEXES.len())?])),
+                8 if u.arbitrary()? => Pattern::Json { start: Part::Literal(literal(u)?) },
+                8 => Pattern::JsonCall { tool_names: None },
+                _ => Pattern::span_of(Part::Literal(literal(u)?), Part::regex(REGEXES[u.choose_index(4)?])),
             })
         })
         .collect()
@@ -50,6 +66,10 @@ fn literals_of(patterns: &[Pattern]) -> Vec<&[u16]> {
         .flat_map(|pattern| match pattern {
             Pattern::Span { start, end } => vec![&start[..], &end[..]],
             Pattern::Token { literal } => vec![&literal[..]],
+            Pattern::Json { start: Part::Literal(start) } | Pattern::RegexSpan { start: Part::Literal(start), .. } => {
+                vec![&start[..]]
+            }
+            _ => Vec::new(),
         })
         .collect()
 }
@@ -77,9 +97,14 @@ fn script(u: &mut Unstructured, patterns: &[Pattern]) -> Result<Script> {
                 chunks.push(Vec::new());
                 flush_after.push(false);
             }
-            2..=7 => {
+            2..=6 => {
                 chunk.push(ALPHABET[u.choose_index(ALPHABET.len())?]);
                 total += 1;
+            }
+            7 => {
+                let piece: Vec<u16> = JSON[u.choose_index(JSON.len())?].encode_utf16().collect();
+                total += piece.len();
+                chunk.extend(piece);
             }
             _ if literals.is_empty() => {}
             _ => {
@@ -98,16 +123,64 @@ fn script(u: &mut Unstructured, patterns: &[Pattern]) -> Result<Script> {
     Ok(Script { chunks, flush_after })
 }
 
+/// Output per stream (a stream ends at each flush) and every strip.
+type Run = (Vec<Vec<u16>>, Vec<(Vec<u16>, usize)>);
+
+fn run(registry: &Arc<Registry>, streams: &[Vec<Vec<u16>>]) -> Run {
+    let mut filter = ScaffoldingFilter::with_registry(Arc::clone(registry));
+    let outputs = streams
+        .iter()
+        .map(|chunks| {
+            let mut out: Vec<u16> = chunks.iter().flat_map(|chunk| filter.feed(chunk)).collect();
+            out.extend(filter.flush());
+            out
+        })
+        .collect();
+    (outputs, filter.strips().map(|strip| (strip.span.to_vec(), strip.pattern)).collect())
+}
+
+/// The general engine's guarantees: each stream gives the same output and
+/// strips fed in the script's chunks as fed whole, and loses nothing.
+fn check_general(registry: &Arc<Registry>, script: &Script) -> std::result::Result<(), String> {
+    let mut streams = vec![Vec::new()];
+    for (chunk, &flush) in script.chunks.iter().zip(&script.flush_after) {
+        streams.last_mut().expect("one stream at least").push(chunk.clone());
+        if flush {
+            streams.push(Vec::new());
+        }
+    }
+    let whole: Vec<Vec<Vec<u16>>> = streams.iter().map(|chunks| vec![chunks.concat()]).collect();
+    let (cut, cut_strips) = run(registry, &streams);
+    let (one, one_strips) = run(registry, &whole);
+    if cut != one || cut_strips != one_strips {
+        return Err(format!("chunking changed the answer: {cut:?} {cut_strips:?} against {one:?} {one_strips:?}"));
+    }
+    let input: usize = script.chunks.iter().map(Vec::len).sum();
+    let kept: usize = cut.iter().map(Vec::len).sum::<usize>() + cut_strips.iter().map(|(span, _)| span.len()).sum::<usize>();
+    if input != kept {
+        return Err(format!("{input} units in, {kept} out and stripped"));
+    }
+    Ok(())
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(patterns) = patterns(&mut u) else { return };
-    if let Err(error) = Registry::new(patterns.clone()) {
-        // A rejected list must name one of its own entries.
-        assert!(error.entry < patterns.len(), "{error}");
-        return;
-    }
+    let registry = match Registry::new(patterns.clone()) {
+        Ok(registry) => Arc::new(registry),
+        Err(error) => {
+            // A rejected list must name one of its own entries.
+            assert!(error.entry < patterns.len(), "{error}");
+            return;
+        }
+    };
     let Ok(script) = script(&mut u, &patterns) else { return };
-    if let Err(why) = oracle::check_stream(&patterns, &script.chunks, &script.flush_after) {
+    let checked = if registry.is_literal() {
+        oracle::check_stream(&patterns, &script.chunks, &script.flush_after)
+    } else {
+        check_general(&registry, &script)
+    };
+    if let Err(why) = checked {
         panic!(
             "{why}\npatterns: {patterns:?}\nchunks: {:?}\nflush after: {:?}",
             script.chunks, script.flush_after
