@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.ProducedCorpus = nativeBinding.ProducedCorpus
 module.exports.ScaffoldingFilter = nativeBinding.ScaffoldingFilter
+module.exports.ScaffoldRegistry = nativeBinding.ScaffoldRegistry
 module.exports.AssertionStratum = nativeBinding.AssertionStratum
 module.exports.ContextErrorKind = nativeBinding.ContextErrorKind
 module.exports.Disposition = nativeBinding.Disposition

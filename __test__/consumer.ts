@@ -144,6 +144,12 @@ const custom: ReadonlyArray<Entry> = [
 const everything: ReadonlyArray<Entry> = Object.values(SCAFFOLD_PRESETS).flat();
 void everything;
 const units: string | null = new ScaffoldingFilter({ patterns: everything }).startUnits;
+// Compiled once, shared by every response's filter.
+import { ScaffoldRegistry } from 'seamguard';
+const compiled = new ScaffoldRegistry(everything);
+const counted: number = compiled.size;
+void counted;
+new ScaffoldingFilter({ patterns: compiled, openSpanAtEnd: 'drop' });
 void units;
 const fromConfig: { maxHeld: number | undefined } = { maxHeld: undefined };
 // Under exactOptionalPropertyTypes an option may still be passed as undefined.

@@ -10,7 +10,7 @@ import * as esm from 'seamguard';
 import {
   __napiBindingTarget, AssertionStratum, ContextErrorKind, Disposition, EMPTY_LOOKUP_CEILING, emptyLookupOf,
   IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS,
-  ScaffoldingFilter, StripReason,
+  ScaffoldingFilter, ScaffoldRegistry, StripReason,
 } from 'seamguard';
 
 const require = createRequire(import.meta.url);
@@ -58,7 +58,7 @@ test('the named imports are the CommonJS exports', () => {
   const imported = {
     __napiBindingTarget, AssertionStratum, ContextErrorKind, Disposition, EMPTY_LOOKUP_CEILING, emptyLookupOf,
     IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS,
-    ScaffoldingFilter, StripReason,
+    ScaffoldingFilter, ScaffoldRegistry, StripReason,
   };
   assert.deepEqual(Object.keys(imported).sort(), Object.keys(cjs).sort());
   for (const [name, value] of Object.entries(imported)) assert.equal(value, cjs[name], name);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS, ScaffoldingFilter } from 'seamguard';
+import { SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS, ScaffoldingFilter, ScaffoldRegistry } from 'seamguard';
 import { isLiteralRegistry, rng } from './helpers.mjs';
 
 const S = '<|tool_call_start|>';
@@ -403,4 +403,47 @@ test('conservation with every option: emitted plus stripped is the input, and ev
       context,
     );
   }
+});
+
+test('a ScaffoldRegistry compiles once and serves many filters, as the same list would', () => {
+  const all = Object.values(SCAFFOLD_PRESETS).flat();
+  const registry = new ScaffoldRegistry(all);
+  assert.equal(registry.size, all.length);
+  const texts = [
+    'a <tool_call>{"name": "f"}</tool_call> b </tool_call> c',
+    'Sure.\n{"name": "web_search", "parameters": {"q": "x"}}\nDone.',
+    '[TOOL_CALLS][{"name":"f","arguments":{}}] and <|python_tag|>{"name":"g","parameters":{}}',
+  ];
+  for (const [index, text] of texts.entries()) {
+    const r = rng(500 + index);
+    const chunks = [];
+    for (let at = 0; at < text.length; ) {
+      const end = Math.min(text.length, at + 1 + r.below(9));
+      chunks.push(text.slice(at, end));
+      at = end;
+    }
+    const fromList = stream({ patterns: all }, chunks);
+    const fromRegistry = stream({ patterns: registry }, chunks);
+    assert.deepEqual(fromRegistry.outputs, fromList.outputs, text);
+    assert.equal(fromRegistry.flush, fromList.flush);
+    assert.deepEqual(fromRegistry.events, fromList.events);
+    assert.deepEqual(fromRegistry.filter.strippedSpans, fromList.filter.strippedSpans);
+  }
+  // Filters built from one registry share nothing but it.
+  const one = new ScaffoldingFilter({ patterns: registry });
+  const two = new ScaffoldingFilter({ patterns: registry });
+  assert.equal(one.feed('x <tool_call>open'), 'x ');
+  assert.equal(two.feed('y. '), 'y. ');
+  assert.equal(two.flush(), '');
+  assert.equal(one.flush(), '<tool_call>open');
+});
+
+test('ScaffoldRegistry refuses what the filter refuses, naming it, and cannot be forged', () => {
+  assert.throws(() => new ScaffoldRegistry(), { name: 'TypeError', message: /^ScaffoldRegistry: patterns must be an array of pattern entries \(got undefined\)$/ });
+  assert.throws(() => new ScaffoldRegistry([]), { name: 'TypeError', message: /^ScaffoldRegistry: patterns is empty, so the filter would strip nothing$/ });
+  assert.throws(() => new ScaffoldRegistry([{ token: 'x' }, { regex: /a(?=b)/ }]), { name: 'TypeError', message: /^ScaffoldRegistry: patterns\[1\] cannot be used: its regex: .*look-around/ });
+  assert.throws(() => ScaffoldRegistry([{ token: 'x' }]), TypeError);
+  const forged = Object.create(ScaffoldRegistry.prototype);
+  assert.throws(() => new ScaffoldingFilter({ patterns: forged }), { name: 'TypeError', message: /options\.patterns claims to be a ScaffoldRegistry but was not made by its constructor/ });
+  assert.throws(() => new ScaffoldingFilter({ patterns: new ScaffoldingFilter() }), { name: 'TypeError', message: /options\.patterns must be an array of pattern entries \(got object\)/ });
 });

@@ -9,11 +9,12 @@
 // generated binding.
 
 const native = require('../index.js');
-const { ScaffoldingFilter } = require('./stream-seam.cjs');
+const { ScaffoldingFilter, ScaffoldRegistry } = require('./stream-seam.cjs');
 
 exports.__napiBindingTarget = native.__napiBindingTarget;
 exports.ProducedCorpus = native.ProducedCorpus;
 exports.ScaffoldingFilter = ScaffoldingFilter;
+exports.ScaffoldRegistry = ScaffoldRegistry;
 exports.AssertionStratum = native.AssertionStratum;
 exports.ContextErrorKind = native.ContextErrorKind;
 exports.Disposition = native.Disposition;

@@ -14,6 +14,7 @@
 //
 // The subclass also makes calling the class without `new` a TypeError, as
 // for any ES class; its instances are instances of the generated class.
+// `ScaffoldRegistry` is subclassed for that alone.
 
 const native = require('../index.js');
 
@@ -59,4 +60,10 @@ class ScaffoldingFilter extends native.ScaffoldingFilter {
   }
 }
 
-module.exports = { ScaffoldingFilter };
+/**
+ * The generated class as an ES class, so that calling it without `new` is a
+ * TypeError; its instances are instances of the generated class.
+ */
+class ScaffoldRegistry extends native.ScaffoldRegistry {}
+
+module.exports = { ScaffoldingFilter, ScaffoldRegistry };

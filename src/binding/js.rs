@@ -31,6 +31,11 @@ impl Js {
         Js { env: env.raw() }
     }
 
+    /// The napi-rs environment, for its own conversions.
+    pub fn env(&self) -> Env {
+        Env::from_raw(self.env)
+    }
+
     /// Throws a `TypeError` with `message` and returns the error that lets
     /// it through to the caller.
     pub fn type_error(&self, message: &str) -> Error {
