@@ -120,6 +120,13 @@ export declare class ScaffoldRegistry {
    */
   constructor(patterns: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>)
   /**
+   * Whether filters built from it run exactly as the reference filter
+   * does, feed by feed: a list of literal spans and tokens that can never
+   * overlap, as the default. Any other list gives the same output for
+   * every chunking instead.
+   */
+  get runsAsReference(): boolean
+  /**
    * How many patterns it holds. (Not `length`: an array has one, and the
    * typings must tell a registry from a list.)
    */

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { ScaffoldingFilter } from 'seamguard';
+import { ScaffoldingFilter, ScaffoldRegistry } from 'seamguard';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -53,33 +53,17 @@ export function goldenChunkings() {
 }
 
 /**
- * Whether a pattern list runs on the one-pass engine, as the reference
- * does: literal spans and tokens only, no two literals able to overlap (one
- * inside another, or a proper suffix of one a proper prefix of another).
- * The tests' own model of the rule in src/scaffolding/registry.rs, to pick
- * the registries the reference port judges.
+ * Whether a pattern list runs exactly as the reference does (the native
+ * `ScaffoldRegistry.runsAsReference`), to pick the registries the reference
+ * port can judge; a list that is no registry at all is not one.
  */
 export function isLiteralRegistry(patterns) {
   if (patterns === undefined) return true;
-  const literals = [];
-  for (const p of patterns) {
-    const keys = Object.keys(p).sort().join();
-    if (keys === 'token' && typeof p.token === 'string') literals.push(p.token);
-    else if (keys === 'end,start' && typeof p.start === 'string' && typeof p.end === 'string') literals.push(p.start, p.end);
-    else return false;
-  }
-  const overlap = (a, b) => {
-    for (let k = 1; k < Math.min(a.length, b.length); k++) if (a.slice(a.length - k) === b.slice(0, k)) return true;
+  try {
+    return new ScaffoldRegistry(patterns).runsAsReference;
+  } catch {
     return false;
-  };
-  for (let i = 0; i < literals.length; i++) {
-    for (let j = i; j < literals.length; j++) {
-      const [a, b] = [literals[i], literals[j]];
-      if (i !== j && (a.includes(b) || b.includes(a))) return false;
-      if (overlap(a, b) || overlap(b, a)) return false;
-    }
   }
-  return true;
 }
 
 /** Chunkings of `text`: whole, a unit at a time, and seeded random cuts of 1 to `widest` units. */

@@ -429,6 +429,12 @@ test('a ScaffoldRegistry compiles once and serves many filters, as the same list
     assert.deepEqual(fromRegistry.events, fromList.events);
     assert.deepEqual(fromRegistry.filter.strippedSpans, fromList.filter.strippedSpans);
   }
+  // Which lists run exactly as the reference: literal ones that cannot overlap.
+  assert.equal(registry.runsAsReference, false);
+  for (const name of ['lfm2', 'gemma4']) assert.equal(new ScaffoldRegistry(SCAFFOLD_PRESETS[name]).runsAsReference, true, name);
+  for (const patterns of [SCAFFOLD_PRESETS.hermes, [{ token: 'ab' }, { token: 'b' }], [{ token: /x/ }], [{ jsonCall: {} }]]) {
+    assert.equal(new ScaffoldRegistry(patterns).runsAsReference, false, JSON.stringify(patterns));
+  }
   // Filters built from one registry share nothing but it.
   const one = new ScaffoldingFilter({ patterns: registry });
   const two = new ScaffoldingFilter({ patterns: registry });

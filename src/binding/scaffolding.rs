@@ -407,6 +407,15 @@ impl ScaffoldRegistry {
         Ok(ScaffoldRegistry { registry: Arc::new(registry) })
     }
 
+    /// Whether filters built from it run exactly as the reference filter
+    /// does, feed by feed: a list of literal spans and tokens that can never
+    /// overlap, as the default. Any other list gives the same output for
+    /// every chunking instead.
+    #[napi(getter, catch_unwind)]
+    pub fn runs_as_reference(&self) -> bool {
+        self.registry.is_literal()
+    }
+
     /// How many patterns it holds. (Not `length`: an array has one, and the
     /// typings must tell a registry from a list.)
     #[napi(getter, catch_unwind)]

@@ -259,9 +259,20 @@ impl General {
         if self.has_json_call || self.needs_context {
             return None;
         }
-        let units: Vec<u16> =
-            (0..=u16::MAX).filter(|&unit| (0..CONTEXTS).any(|context| self.begins(unit, context))).collect();
-        (units.len() <= 256).then_some(units)
+        // Without context, every context has the same bits; read them a
+        // word at a time.
+        let mut units = Vec::new();
+        for (index, &word) in self.begins[0].iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                units.push((index * 64) as u16 + bits.trailing_zeros() as u16);
+                bits &= bits - 1;
+                if units.len() > 256 {
+                    return None;
+                }
+            }
+        }
+        Some(units)
     }
 }
 
