@@ -12,13 +12,21 @@ const result = streamText({ model, prompt: 'hi' });
 const text: PromiseLike<string> = result.text;
 void text;
 
-// The middleware takes exactly what ScaffoldingFilter's constructor takes.
+// The middleware takes what ScaffoldingFilter's constructor takes, and the
+// recovery's two options.
+import type { RecoverEvent, ScaffoldingMiddlewareOptions } from 'seamguard/ai-sdk';
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-const sameOptions: Same<
-  Parameters<typeof scaffoldingMiddleware>[0],
-  ConstructorParameters<typeof ScaffoldingFilter>[number] | undefined
-> = true;
+const sameOptions: Same<Parameters<typeof scaffoldingMiddleware>[0], ScaffoldingMiddlewareOptions | undefined> = true;
 void sameOptions;
+const filterOptions: NonNullable<ConstructorParameters<typeof ScaffoldingFilter>[number]> = { openSpanAtEnd: 'drop' };
+const recovering = scaffoldingMiddleware({
+  ...filterOptions,
+  recover: true,
+  onRecover: ({ round, stripped, recovered }: RecoverEvent) => console.warn(round, stripped.length, recovered),
+});
+void recovering;
+// @ts-expect-error recover is a boolean
+scaffoldingMiddleware({ recover: 'yes' });
 
 // @ts-expect-error the middleware is not a model
 wrapLanguageModel({ model: middleware, middleware });

@@ -218,3 +218,196 @@ describe('passes options through', () => {
     assert.equal(events.length, 2);
   });
 });
+
+// ---- the one bounded recovery ------------------------------------------------
+
+const MARKUP = `${S}[search(q="weather")]${E}`;
+const textParts = (id, ...deltas) => [start(id), ...deltas.map((text) => delta(id, text)), end(id)];
+/** A round as a factory: each call gets its own stream. */
+const streamRound = (parts, usage = USAGE) => () => ({
+  stream: simulateReadableStream({
+    chunks: [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: `r${parts.length}` }, ...parts, { ...FINISH, usage }],
+    initialDelayInMs: null,
+    chunkDelayInMs: null,
+  }),
+});
+const generateRound = (content) => ({ content, finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE, warnings: [] });
+
+/** A mock model that answers each call with the next round, counting calls. */
+function roundsModel({ streams = [], generates = [] }, options) {
+  const calls = { stream: 0, generate: 0 };
+  const model = new MockLanguageModelV3({
+    doStream: async (params) => {
+      const round = streams[Math.min(calls.stream++, streams.length - 1)];
+      return round(params);
+    },
+    doGenerate: async (params) => {
+      const round = generates[Math.min(calls.generate++, generates.length - 1)];
+      return typeof round === 'function' ? round(params) : round;
+    },
+  });
+  return { model: wrapLanguageModel({ model, middleware: scaffoldingMiddleware(options) }), calls };
+}
+
+const TOOL_CALL = { type: 'tool-call', toolCallId: 'c1', toolName: 'search', input: '{"q":"weather"}' };
+
+describe('recover', () => {
+  it('asks a deflected round again, once, and delivers the second answer (streamText)', async () => {
+    const recovered = [];
+    const { model, calls } = roundsModel(
+      { streams: [streamRound(textParts('t', ' ', MARKUP.slice(0, 9), MARKUP.slice(9), '\n')), streamRound(textParts('t', 'It is ', 'sunny.'))] },
+      { recover: true, onRecover: (event) => recovered.push(event) },
+    );
+    const result = streamText({ model, prompt: 'Weather?' });
+    const parts = [];
+    for await (const part of result.fullStream) parts.push(part);
+    assert.equal(await result.text, 'It is sunny.');
+    assert.equal(calls.stream, 2);
+    assert.deepEqual(recovered, [{ round: 1, stripped: [MARKUP], recovered: true }]);
+    // Nothing of the deflected round reached the reader, and nothing twice.
+    assert.equal(parts.filter((p) => p.type === 'start-step').length, 1);
+    assert.equal(parts.filter((p) => p.type === 'finish').length, 1);
+    assert.ok(!parts.some((p) => p.type === 'text-delta' && !/It is |sunny/.test(p.text)), JSON.stringify(parts));
+    // Both rounds were paid for.
+    assert.equal((await result.usage).outputTokens, 18);
+  });
+
+  it('asks a deflected round again, once, and returns the second answer (generateText)', async () => {
+    const recovered = [];
+    const { model, calls } = roundsModel(
+      { generates: [generateRound([{ type: 'text', text: `\n${MARKUP} ` }]), generateRound([{ type: 'text', text: 'It is sunny.' }])] },
+      { recover: true, onRecover: (event) => recovered.push(event) },
+    );
+    const result = await generateText({ model, prompt: 'Weather?' });
+    assert.equal(result.text, 'It is sunny.');
+    assert.equal(calls.generate, 2);
+    assert.deepEqual(recovered, [{ round: 1, stripped: [MARKUP], recovered: true }]);
+    assert.equal(result.usage.outputTokens, 18);
+  });
+
+  it('calls a model that always deflects exactly twice, and answers empty', async () => {
+    const recovered = [];
+    const { model, calls } = roundsModel(
+      { streams: [streamRound(textParts('t', MARKUP))], generates: [generateRound([{ type: 'text', text: MARKUP }])] },
+      { recover: true, onRecover: (event) => recovered.push(event) },
+    );
+    assert.equal((await generateText({ model, prompt: 'x' })).text, '');
+    assert.equal(calls.generate, 2);
+    const streamed = streamText({ model, prompt: 'x' });
+    assert.equal(await streamed.text, '');
+    assert.equal(calls.stream, 2);
+    assert.deepEqual(recovered.map((event) => event.recovered), [false, false]);
+  });
+
+  it('delivers real text around markup as it is, after one call', async () => {
+    const { model, calls } = roundsModel(
+      {
+        streams: [streamRound(textParts('t', 'Let me look. ', MARKUP, ' Done.'))],
+        generates: [generateRound([{ type: 'text', text: `Let me look. ${MARKUP} Done.` }])],
+      },
+      { recover: true, onRecover: () => assert.fail('no recovery') },
+    );
+    assert.equal((await generateText({ model, prompt: 'x' })).text, 'Let me look.  Done.');
+    assert.equal(await streamText({ model, prompt: 'x' }).text, 'Let me look.  Done.');
+    assert.deepEqual(calls, { stream: 1, generate: 1 });
+  });
+
+  it('goes on to a real tool call beside markup, after one call', async () => {
+    const { model, calls } = roundsModel(
+      {
+        streams: [streamRound([...textParts('t', MARKUP), TOOL_CALL])],
+        generates: [generateRound([{ type: 'text', text: MARKUP }, TOOL_CALL])],
+      },
+      { recover: true, onRecover: () => assert.fail('no recovery') },
+    );
+    const generated = await generateText({ model, prompt: 'x' });
+    assert.equal(generated.toolCalls.length, 1);
+    const streamed = streamText({ model, prompt: 'x' });
+    assert.equal((await streamed.toolCalls).length, 1);
+    assert.deepEqual(calls, { stream: 1, generate: 1 });
+  });
+
+  it('with recover off (the default), calls once and delivers the empty answer', async () => {
+    for (const options of [undefined, {}, { recover: false }]) {
+      const { model, calls } = roundsModel(
+        { streams: [streamRound(textParts('t', MARKUP))], generates: [generateRound([{ type: 'text', text: MARKUP }])] },
+        options,
+      );
+      assert.equal((await generateText({ model, prompt: 'x' })).text, '');
+      assert.equal(await streamText({ model, prompt: 'x' }).text, '');
+      assert.deepEqual(calls, { stream: 1, generate: 1 });
+    }
+  });
+
+  it('passes an error thrown by the second call through', async () => {
+    const failing = () => {
+      throw new Error('provider down');
+    };
+    const { model, calls } = roundsModel(
+      { streams: [streamRound(textParts('t', MARKUP)), failing], generates: [generateRound([{ type: 'text', text: MARKUP }]), failing] },
+      { recover: true },
+    );
+    await assert.rejects(generateText({ model, prompt: 'x', maxRetries: 0 }), /provider down/);
+    assert.equal(calls.generate, 2);
+    const errors = [];
+    const streamed = streamText({ model, prompt: 'x', onError: ({ error }) => errors.push(error) });
+    for await (const part of streamed.fullStream) void part;
+    assert.equal(calls.stream, 2);
+    assert.match(String(errors[0]), /provider down/);
+  });
+
+  it('stops on an abort during the second round, as the model\'s own stream would', async () => {
+    const controller = new AbortController();
+    const second = (params) => ({
+      stream: new ReadableStream({
+        start(streamController) {
+          streamController.enqueue({ type: 'stream-start', warnings: [] });
+          streamController.enqueue(start('t'));
+          params.abortSignal?.addEventListener('abort', () => streamController.error(params.abortSignal.reason));
+          controller.abort(new Error('the user left'));
+        },
+      }),
+    });
+    const { model, calls } = roundsModel({ streams: [streamRound(textParts('t', MARKUP)), second] }, { recover: true });
+    const streamed = streamText({ model, prompt: 'x', abortSignal: controller.signal });
+    const parts = [];
+    await assert.rejects(async () => {
+      for await (const part of streamed.fullStream) parts.push(part);
+    }, /the user left/);
+    assert.equal(calls.stream, 2);
+    assert.ok(!parts.some((part) => part.type === 'text-delta'), JSON.stringify(parts));
+  });
+
+  it('stops on an abort during the second generate call, and cuts long spans in the event', async () => {
+    const controller = new AbortController();
+    const long = `${S}[write(text="${'x'.repeat(500)}")]${E}`;
+    const recovered = [];
+    const { model, calls } = roundsModel(
+      {
+        generates: [
+          generateRound([{ type: 'text', text: long }]),
+          (params) => {
+            controller.abort(new Error('the user left'));
+            return Promise.reject(params.abortSignal.reason);
+          },
+        ],
+      },
+      { recover: true, onRecover: (event) => recovered.push(event) },
+    );
+    await assert.rejects(generateText({ model, prompt: 'x', abortSignal: controller.signal, maxRetries: 0 }), /the user left/);
+    assert.equal(calls.generate, 2);
+    assert.deepEqual(recovered, [], 'a retry that never ended reports nothing');
+    const { model: cut } = roundsModel(
+      { generates: [generateRound([{ type: 'text', text: long }]), generateRound([{ type: 'text', text: 'ok' }])] },
+      { recover: true, onRecover: (event) => recovered.push(event) },
+    );
+    await generateText({ model: cut, prompt: 'x' });
+    assert.equal(recovered[0].stripped[0], long.slice(0, 200));
+  });
+
+  it('refuses bad recovery options, naming them', () => {
+    assert.throws(() => scaffoldingMiddleware({ recover: 'yes' }), /options\.recover must be a boolean \(got string\)/);
+    assert.throws(() => scaffoldingMiddleware({ onRecover: 1 }), /options\.onRecover must be a function \(got number\)/);
+    assert.throws(() => scaffoldingMiddleware(null), /options must be an object \(got null\)/);
+  });
+});

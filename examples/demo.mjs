@@ -6,7 +6,8 @@
 // notices that the identifier came from this run and the lookup found
 // nothing, and files an advisory. Then the model streams its answer, and
 // leaks its own tool-call markup into it; the stream seam strips the markup
-// as the text flows.
+// as the text flows. Last, a round that was nothing but markup is asked
+// again, once, through the AI SDK middleware.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -121,3 +122,47 @@ streamThrough(
     '"20:00:00:25:b5:aa:00:1f"}}</tool_call> I will retry. <tool_call>{"name": "fabric_inv',
   { patterns: SCAFFOLD_PRESETS.hermes, openSpanAtEnd: 'drop' },
 );
+
+// The one bounded recovery: a model offered no tools "deflects" and streams
+// nothing but its tool-call markup. Stripping it would leave the user an
+// empty answer, so the middleware asks the model again, once.
+const { streamText, wrapLanguageModel, simulateReadableStream } = await import('ai');
+const { MockLanguageModelV3 } = await import('ai/test');
+const { scaffoldingMiddleware } = require('seamguard/ai-sdk');
+
+const roundOf = (text) => ({
+  stream: simulateReadableStream({
+    chunks: [
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't' },
+      ...text.match(/.{1,7}/gs).map((delta) => ({ type: 'text-delta', id: 't', delta })),
+      { type: 'text-end', id: 't' },
+      {
+        type: 'finish',
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: { inputTokens: { total: 40, noCache: 40 }, outputTokens: { total: 30, text: 30 } },
+      },
+    ],
+    initialDelayInMs: null,
+    chunkDelayInMs: null,
+  }),
+});
+const answers = [
+  '<tool_call>{"name": "port_for_device", "arguments": {"wwpn": "20:00:00:25:b5:aa:00:1f"}}</tool_call>\n',
+  'host-a is not logged in to any port: check its cabling and the zoning of fabric A.',
+];
+let calls = 0;
+const base = new MockLanguageModelV3({ doStream: async () => roundOf(answers[Math.min(calls++, answers.length - 1)]) });
+const recovering = wrapLanguageModel({
+  model: base,
+  middleware: scaffoldingMiddleware({
+    patterns: SCAFFOLD_PRESETS.hermes,
+    recover: true,
+    onRecover: ({ round, stripped, recovered }) =>
+      console.log(`    ↻ round ${round} was only markup (${JSON.stringify(stripped[0].slice(0, 48))}…); asked again: ${recovered ? 'recovered' : 'still empty'}`),
+  }),
+});
+console.log('\nseamguard demo: one bounded recovery (AI SDK middleware, recover: true)');
+const streamed = streamText({ model: recovering, prompt: 'Which port is host-a on?' });
+console.log(`  answer: ${JSON.stringify(await streamed.text)}`);
+console.log(`  → the model was called ${calls} times; the reader never saw the first round`);
