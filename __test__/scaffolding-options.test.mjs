@@ -453,3 +453,20 @@ test('ScaffoldRegistry refuses what the filter refuses, naming it, and cannot be
   assert.throws(() => new ScaffoldingFilter({ patterns: forged }), { name: 'TypeError', message: /options\.patterns claims to be a ScaffoldRegistry but was not made by its constructor/ });
   assert.throws(() => new ScaffoldingFilter({ patterns: new ScaffoldingFilter() }), { name: 'TypeError', message: /options\.patterns must be an array of pattern entries \(got object\)/ });
 });
+
+test('regular expressions read JavaScript spellings as JavaScript does', () => {
+  const strip = (patterns, text) => {
+    const filter = new ScaffoldingFilter({ patterns });
+    return filter.feed(text) + filter.flush();
+  };
+  // An astral character written as a pair of escapes, as a RegExp without u writes it.
+  assert.equal(strip([{ token: /\uD83D\uDE00!/ }], 'a😀!b'), 'ab');
+  // \< and \> are angle brackets, \/ a slash, \w and \b ASCII.
+  assert.equal(strip([{ regex: /\<call\/\w+\>/ }], 'x<call/f_1>y<call/é>z'), 'xy<call/é>z');
+  assert.equal(strip([{ regex: /\bto=\w+/ }], 'go to=f, auto=g'), 'go , auto=g');
+  // Flags: i, m and s change what matches; g and y change nothing.
+  assert.equal(strip([{ regex: /<CALL>/i }], 'a<call>b'), 'ab');
+  assert.equal(strip([{ regex: /^fn:\d+/m }], 'fn:1 x\nfn:2 y fn:3'), ' x\n y fn:3');
+  assert.equal(strip([{ start: /<a>/gy, end: /<\/a>/s }], '1<a>\n</a>2'), '12');
+  assert.throws(() => new ScaffoldingFilter({ patterns: [{ regex: /\uD800/ }] }), /patterns\[0\] cannot be used: its regex: .*Unicode scalar value/);
+});

@@ -73,6 +73,7 @@ impl RegexSource {
 /// word boundaries in Rust, `\/` is a slash, `[^]` matches any unit, and
 /// `\w`, `\d` and `\b` are ASCII-only in JavaScript (Unicode in Rust).
 fn from_js(source: &str) -> String {
+    let source = join_escaped_pairs(source);
     let mut out = String::with_capacity(source.len());
     let mut chars = source.chars().peekable();
     let mut in_class = false;
@@ -118,6 +119,41 @@ fn from_js(source: &str) -> String {
             _ => out.push(c),
         }
     }
+    out
+}
+
+/// `\uD83D\uDE00`, a surrogate pair written as two escapes (how a
+/// JavaScript `RegExp` without `u` spells an astral character), as the one
+/// code point `\u{1F600}` it stands for. A lone surrogate escape is left as
+/// it is, and refused by the parser: no text can match it, since a lone
+/// surrogate reads as U+FFFD.
+fn join_escaped_pairs(source: &str) -> String {
+    let hex = |text: &str| -> Option<u32> {
+        (text.len() == 4 && text.chars().all(|c| c.is_ascii_hexdigit()))
+            .then(|| u32::from_str_radix(text, 16).ok())?
+    };
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(at) = rest.find("\\u") {
+        // Count the backslashes before it: an escaped backslash is no escape.
+        let backslashes = rest[..at].chars().rev().take_while(|&c| c == '\\').count();
+        let (high, low) = (rest.get(at + 2..at + 6).and_then(hex), rest.get(at + 8..at + 12).and_then(hex));
+        match (high, low) {
+            (Some(high @ 0xD800..=0xDBFF), Some(low @ 0xDC00..=0xDFFF))
+                if backslashes % 2 == 0 && rest.get(at + 6..at + 8) == Some("\\u") =>
+            {
+                let code_point = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                out.push_str(&rest[..at]);
+                out.push_str(&format!("\\u{{{code_point:X}}}"));
+                rest = &rest[at + 12..];
+            }
+            _ => {
+                out.push_str(&rest[..at + 2]);
+                rest = &rest[at + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -323,6 +359,9 @@ mod tests {
         assert_eq!(from_js(r"[^a]"), "[^a]");
         assert_eq!(from_js(r"[\]]"), r"[\]]");
         assert_eq!(from_js(r"\w+\b[\d_]"), r"[0-9A-Za-z_]+(?-u:\b)[0-9_]");
+        assert_eq!(from_js(r"<\uD83D\uDE00>"), r"<\u{1F600}>");
+        assert_eq!(from_js(r"\\uD83D\uDE00"), r"\\uD83D\uDE00", "an escaped backslash, then text");
+        assert_eq!(from_js(r"\uD83Dx"), r"\uD83Dx");
     }
 
     #[test]
