@@ -23,13 +23,13 @@
 //!
 //! What it cannot know is [`EMPTY_LOOKUP_CEILING`].
 
-pub mod corpus;
-pub mod ground;
-pub mod sketch;
-pub mod walk;
+// The pieces every check shares, where they were first written.
+pub use crate::finding::{Assertion, Disposition, SubjectRef};
+pub use crate::ground::{MAX_QUOTED_UNITS, MIN_CHECKED_LENGTH};
+pub use crate::{corpus, ground, sketch, walk};
 
-use crate::js_string::push_str;
-use ground::{is_declared_ground, ByteRanks, Grounding, Grounds, Needle, Quote};
+use crate::finding::{ContextError, Seam};
+use ground::{first_holders, is_declared_ground, Grounding, Grounds, Needle, Quote};
 use walk::{walk_string_leaves, ArgsTree};
 
 /// The check's ceiling, with one owner: every finding's message quotes it
@@ -37,13 +37,6 @@ use walk::{walk_string_leaves, ArgsTree};
 pub const EMPTY_LOOKUP_CEILING: &str = "An empty answer can be perfectly true: the thing looked up may exist and \
 simply have nothing to show at this moment. So this finding is a place to look, never a verdict that anything \
 is wrong.";
-
-/// Below this many UTF-16 units a trimmed value is not judged: short strings
-/// land inside unrelated words of any corpus, in both directions.
-pub const MIN_CHECKED_LENGTH: usize = 4;
-
-/// The longest a value is quoted inside a message, in UTF-16 units.
-pub const MAX_QUOTED_UNITS: usize = 80;
 
 /// The two result shapes the check can read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,27 +82,6 @@ pub fn read_lookup_result(declared_absence: bool, array_length: Option<u32>) -> 
     array_length.map(|rows| Reading { shape: Shape::Rowset, empty: rows == 0, rows: Some(rows) })
 }
 
-/// The ledger row an encounter files: "nothing found" and "nothing checked"
-/// are different states.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Disposition {
-    CheckedPass,
-    CheckedFail,
-    NotApplicable,
-    Unreachable,
-}
-
-impl Disposition {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Disposition::CheckedPass => "checked-pass",
-            Disposition::CheckedFail => "checked-fail",
-            Disposition::NotApplicable => "not-applicable",
-            Disposition::Unreachable => "unreachable",
-        }
-    }
-}
-
 /// One earlier result of this run and the tool that produced it.
 #[derive(Debug, Clone)]
 pub struct Produced {
@@ -127,50 +99,13 @@ pub struct CallParts<V> {
     pub arguments_from: Vec<Vec<u16>>,
 }
 
-/// `{ kind, id }` of a finding's subject; this check's subjects are tools.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SubjectRef {
-    pub kind: &'static str,
-    pub id: Vec<u16>,
-}
+/// One `empty-lookup` finding: at the write seam, always advisory, with the
+/// consumer and the grounding producer as subjects and three witnesses (the
+/// value as chosen, the producer served it, the lookup found nothing).
+pub type Finding = ContextError;
 
-impl SubjectRef {
-    fn tool(id: &[u16]) -> Self {
-        SubjectRef { kind: "tool", id: id.to_vec() }
-    }
-}
-
-/// One witness of a finding. Every witness of this check is `asserted` and
-/// carries a string value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Assertion {
-    pub subject: SubjectRef,
-    pub predicate: Vec<u16>,
-    pub value: Vec<u16>,
-    pub epoch: f64,
-    pub provenance: Vec<u16>,
-}
-
-/// One `empty-lookup` finding (a `ContextError` of kind `empty-lookup`, at
-/// the write seam, always advisory).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
-    /// The consumer, then the grounding producer.
-    pub subjects: [SubjectRef; 2],
-    /// The three witnesses: the value as chosen, the producer served it, the
-    /// lookup found nothing.
-    pub witnesses: [Assertion; 3],
-    /// The leaf's dot-path.
-    pub predicate: Vec<u16>,
-    pub epoch: f64,
-    pub message: Vec<u16>,
-}
-
-impl Finding {
-    pub const KIND: &'static str = "empty-lookup";
-    pub const SEAM: &'static str = "write";
-    pub const STRATUM: &'static str = "asserted";
-}
+/// The kind every finding of this check carries.
+pub const KIND: &str = "empty-lookup";
 
 /// One encounter's outcome.
 #[derive(Debug, Clone, PartialEq)]
@@ -222,26 +157,8 @@ pub fn joins<T: ArgsTree, G: Grounding<T::Error>>(
             judged.push((path.dotted(), path.segments().len(), leaf.clone(), units, needle));
         }
     })?;
-    let mut placed: Vec<Option<usize>> = vec![None; judged.len()];
-    let mut unplaced = judged.len();
-    if unplaced > 0 {
-        // The finders are built once the first ground is read, with the
-        // byte ranks of a sample of it.
-        let mut searches = Vec::new();
-        grounds.scan(&mut |index, text| {
-            if searches.is_empty() {
-                let ranks = ByteRanks::sample(text);
-                searches = judged.iter().map(|(_, _, _, _, needle)| needle.search(ranks.as_ref())).collect();
-            }
-            for (ground, search) in placed.iter_mut().zip(&searches) {
-                if ground.is_none() && text.contains(search) {
-                    *ground = Some(index);
-                    unplaced -= 1;
-                }
-            }
-            unplaced > 0
-        })?;
-    }
+    let needles: Vec<&Needle> = judged.iter().map(|(_, _, _, _, needle)| needle).collect();
+    let placed = first_holders(&needles, grounds)?;
     Ok(judged
         .into_iter()
         .zip(placed)
@@ -259,15 +176,6 @@ fn decided_by_reading(reading: Option<Reading>) -> Option<Disposition> {
         None => Some(Disposition::NotApplicable),
         Some(reading) if !reading.empty => Some(Disposition::CheckedPass),
         Some(_) => None,
-    }
-}
-
-/// The disposition an encounter with `findings` findings earns.
-fn disposition_of(findings: usize) -> Disposition {
-    if findings == 0 {
-        Disposition::CheckedPass
-    } else {
-        Disposition::CheckedFail
     }
 }
 
@@ -316,7 +224,7 @@ pub fn empty_lookup_with<T: ArgsTree, G: Grounding<T::Error>>(
         .iter()
         .map(|join| consumer.finding(join, grounds.producer(join.ground)))
         .collect();
-    Ok(Encounter { disposition: disposition_of(findings.len()), findings })
+    Ok(Encounter { disposition: Disposition::of_findings(findings.len()), findings })
 }
 
 /// The prose of a finding, as templates with one owner. A `{slot}` is
@@ -352,19 +260,7 @@ call, changed its result, or retried anything.";
         ("message", MESSAGE),
     ];
 
-    /// Fills `template` in UTF-16; `slot(name)` gives each slot's value.
-    pub fn fill<'v>(template: &str, slot: impl Fn(&str) -> &'v [u16]) -> Vec<u16> {
-        let mut filled = Vec::with_capacity(template.len() + 64);
-        let mut rest = template;
-        while let Some(open) = rest.find('{') {
-            let close = open + rest[open..].find('}').expect("a closed slot");
-            super::push_str(&mut filled, &rest[..open]);
-            filled.extend_from_slice(slot(&rest[open + 1..close]));
-            rest = &rest[close + 1..];
-        }
-        super::push_str(&mut filled, rest);
-        filled
-    }
+    pub use crate::finding::fill;
 }
 
 /// The call a finding is about, and what its lookup came back with.
@@ -409,7 +305,16 @@ impl Consumer<'_> {
             witness(&consumer, fill(prose::EMPTY_VALUE), fill(prose::EMPTY_PROVENANCE)),
         ];
         let message = fill(prose::MESSAGE);
-        Finding { subjects: [consumer, producer], witnesses, predicate, epoch, message }
+        ContextError {
+            kind: KIND,
+            seam: Seam::Write,
+            subjects: vec![consumer, producer],
+            predicate: Some(predicate),
+            witnesses: witnesses.into(),
+            epoch,
+            advisory: true,
+            message,
+        }
     }
 }
 

@@ -1,6 +1,6 @@
-use super::walk::tests::{list, record, s, Arg, Plain, TooMany};
 use super::*;
 use crate::js_string::units;
+use crate::walk::tests::{list, record, s, Arg, Plain, TooMany};
 
 fn text(units: &[u16]) -> String {
     String::from_utf16(units).expect("well-formed test text")
@@ -171,7 +171,7 @@ fn the_finding_has_agentfootprint_s_shape() {
     let port = SubjectRef { kind: "tool", id: units("port_for_device") };
     let inventory = SubjectRef { kind: "tool", id: units("fabric_inventory") };
     assert_eq!(finding.subjects, [port.clone(), inventory.clone()]);
-    assert_eq!(text(&finding.predicate), "wwpn");
+    assert_eq!(text(finding.predicate.as_deref().unwrap()), "wwpn");
     assert_eq!(finding.epoch, 2.0);
     let subjects: Vec<_> = finding.witnesses.iter().map(|w| w.subject.clone()).collect();
     assert_eq!(subjects, [port.clone(), inventory, port]);
@@ -209,7 +209,7 @@ fn the_witness_keeps_the_value_as_chosen_and_the_message_clips_it() {
     let encounter =
         check(record(vec![("filter", record(vec![("ids", list(vec![s(&long)]))]))]), EMPTY_ROWSET, results);
     let finding = &encounter.findings[0];
-    assert_eq!(text(&finding.predicate), "filter.ids.0");
+    assert_eq!(text(finding.predicate.as_deref().unwrap()), "filter.ids.0");
     assert_eq!(text(&finding.witnesses[0].value), long);
     let quoted = format!("\"{}…\"", "x".repeat(79));
     assert!(text(&finding.message).contains(&quoted));
@@ -252,9 +252,9 @@ fn lone_surrogates_survive_into_the_finding() {
 }
 
 mod grounds_and_corpus {
-    use super::super::corpus::ProducedCorpus;
-    use super::super::ground::{narrow_lowered_into, ByteRanks, Lowered, Needle, Quote};
     use super::*;
+    use crate::corpus::ProducedCorpus;
+    use crate::ground::{narrow_lowered_into, ByteRanks, Lowered, Needle, Quote};
 
     fn needle(text: &str) -> Needle {
         Needle::of_leaf(&units(text)).expect("past the fence")

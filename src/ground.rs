@@ -1,5 +1,6 @@
 //! Grounds and needles: the texts a leaf is searched in, and the leaf as it
-//! is searched for.
+//! is searched for. Every check that asks "was this value served?" asks it
+//! through here, so they agree on the fence, the lowering and the quoting.
 //!
 //! A ground is a declared producer's non-empty result, lower-cased exactly as
 //! `String.prototype.toLowerCase` would. Most tool output is ASCII, and for
@@ -9,13 +10,21 @@
 //! ground. Any other text keeps its UTF-16 units. Either way the answer is
 //! the plain substring test of the rules.
 
-use super::sketch::{GramSketch, NeedleGrams};
-use super::MIN_CHECKED_LENGTH;
+use crate::sketch::{GramSketch, NeedleGrams};
+
 use crate::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
 use memchr::arch::all::packedpair::HeuristicFrequencyRank;
 use memchr::memmem::{Finder, FinderBuilder};
 use std::cell::OnceCell;
 use std::mem::MaybeUninit;
+
+/// Below this many UTF-16 units a trimmed value is not judged by any check:
+/// short strings land inside unrelated words of any corpus, in both
+/// directions.
+pub const MIN_CHECKED_LENGTH: usize = 4;
+
+/// The longest a value is quoted inside a message, in UTF-16 units.
+pub const MAX_QUOTED_UNITS: usize = 80;
 
 /// Whether a result is a ground for a call: its producer is declared in the
 /// call's `argumentsFrom`, and its text is not empty.
@@ -176,6 +185,11 @@ impl Needle {
         Some(Needle { units, ascii })
     }
 
+    /// The needle's units: trimmed and lower-cased.
+    pub fn units(&self) -> &[u16] {
+        &self.units
+    }
+
     /// The needle ready to be searched for in grounds whose bytes occur as
     /// often as `ranks` says (`None`: as `memchr`'s own table says).
     pub fn search(&self, ranks: Option<&ByteRanks>) -> Search<'_> {
@@ -249,7 +263,7 @@ impl HeuristicFrequencyRank for &ByteRanks {
 
 /// Where a message quotes a leaf: `leaf[start..end]`, followed by `…` when
 /// `clipped`. It is the trimmed value, cut to at most
-/// [`super::MAX_QUOTED_UNITS`] units without splitting a surrogate pair.
+/// [`MAX_QUOTED_UNITS`] units without splitting a surrogate pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quote {
     pub start: usize,
@@ -260,7 +274,7 @@ pub struct Quote {
 impl Quote {
     pub fn of_leaf(leaf: &[u16]) -> Self {
         let trimmed = trim_range(leaf);
-        match clip_point(&leaf[trimmed.clone()], super::MAX_QUOTED_UNITS) {
+        match clip_point(&leaf[trimmed.clone()], MAX_QUOTED_UNITS) {
             None => Quote { start: trimmed.start, end: trimmed.end, clipped: false },
             Some(keep) => Quote { start: trimmed.start, end: trimmed.start + keep, clipped: true },
         }
@@ -276,16 +290,53 @@ impl Quote {
     }
 }
 
-/// Where needles are searched: a call's declared grounds, in `produced`
-/// order. `E` is the error reading a ground can end in.
-pub trait Grounding<E> {
+/// Texts needles are searched in, lower-cased, each with an index that says
+/// which one it is. `E` is the error reading a text can end in.
+pub trait Texts<E> {
+    /// Shows `visit` each text lower-cased with its index, in order, until
+    /// `visit` returns `false`.
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E>;
+}
+
+/// Where an empty lookup's needles are searched: a call's declared grounds,
+/// in `produced` order, each indexed by its place in `produced`.
+pub trait Grounding<E>: Texts<E> {
     /// No declared producer served a non-empty result.
     fn is_unreachable(&self) -> bool;
-    /// Shows `visit` each ground's lower-cased text with its `produced`
-    /// index, in order, until `visit` returns `false`.
-    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E>;
     /// The tool that produced result `index` (an index `scan` showed).
     fn producer(&self, index: usize) -> &[u16];
+}
+
+/// For each needle, the index of the first text in `texts` that contains
+/// it, or `None`. Each text is shown once; the scan stops as soon as every
+/// needle is placed, so a text after that is never read.
+///
+/// The finders are built when the first text is shown, with the byte ranks
+/// of a sample of it: texts of one kind (tool output, say) share them.
+pub fn first_holders<E, T: Texts<E> + ?Sized>(
+    needles: &[&Needle],
+    texts: &mut T,
+) -> Result<Vec<Option<usize>>, E> {
+    let mut placed: Vec<Option<usize>> = vec![None; needles.len()];
+    let mut unplaced = needles.len();
+    if unplaced == 0 {
+        return Ok(placed);
+    }
+    let mut searches = Vec::new();
+    texts.scan(&mut |index, text| {
+        if searches.is_empty() {
+            let ranks = ByteRanks::sample(text);
+            searches = needles.iter().map(|needle| needle.search(ranks.as_ref())).collect();
+        }
+        for (holder, search) in placed.iter_mut().zip(&searches) {
+            if holder.is_none() && text.contains(search) {
+                *holder = Some(index);
+                unplaced -= 1;
+            }
+        }
+        unplaced > 0
+    })?;
+    Ok(placed)
 }
 
 /// The declared grounds of one call, from a `produced` list held as UTF-16
@@ -317,6 +368,13 @@ impl<E> Grounding<E> for Grounds {
         self.grounds.is_empty()
     }
 
+    fn producer(&self, index: usize) -> &[u16] {
+        let ground = self.grounds.iter().find(|ground| ground.index == index);
+        &ground.expect("an index the scan showed").producer
+    }
+}
+
+impl<E> Texts<E> for Grounds {
     fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
         for ground in &self.grounds {
             if !visit(ground.index, Lowered::of_units(&ground.text).as_ground()) {
@@ -324,10 +382,5 @@ impl<E> Grounding<E> for Grounds {
             }
         }
         Ok(())
-    }
-
-    fn producer(&self, index: usize) -> &[u16] {
-        let ground = self.grounds.iter().find(|ground| ground.index == index);
-        &ground.expect("an index the scan showed").producer
     }
 }

@@ -1,0 +1,371 @@
+//! A run's messages, kept as they enter the history, so that every check of
+//! the run is judged without reading or lower-casing any earlier message
+//! again.
+//!
+//! Each entry is one message: its role, for a tool result the tool's name,
+//! and its text lower-cased once, when it is pushed. The corpus knows which
+//! entries are still in the window. Judging a check against the corpus is
+//! judging it against the in-window entries, in push order: the same texts,
+//! the same first ground for each needle. What changes is the cost: a check
+//! pays only for its own searches, which a sketch of each long ASCII text
+//! ([`crate::sketch`]) cuts short for most texts that cannot hold the
+//! needle.
+//!
+//! Besides the texts the corpus keeps, per tool name, how many of its
+//! results are in the window and whether one was ever evicted: what the
+//! compose seam asks.
+//!
+//! Everything happens on the caller's thread, inside the call that asks for
+//! it. The corpus keeps nothing anywhere but in itself, and
+//! [`RunCorpus::clear`] or dropping it frees all of it.
+//!
+//! Memory: per entry in the window, its lower-cased text (one byte per
+//! UTF-16 unit when the text is ASCII, two otherwise), for ASCII text of 512
+//! units or more a sketch of one to two bits per unit, and a small fixed
+//! record; per evicted entry, only the record (its text is freed); each
+//! distinct tool name once. The original text is not kept.
+
+use crate::ground::{is_declared_ground, GroundText, Grounding, Lowered, Texts};
+use crate::sketch::GramSketch;
+use std::collections::HashMap;
+
+/// Who put a message in front of the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    /// Whether the run served this message (it can ground a value), as
+    /// opposed to the model having written it.
+    pub fn is_served(self) -> bool {
+        self != Role::Assistant
+    }
+}
+
+/// An id this corpus never handed out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownId {
+    /// Its place in the list given to [`RunCorpus::evict`].
+    pub at: usize,
+    /// The next id the corpus will hand out: every known id is below it.
+    pub next: u64,
+}
+
+/// Every message a run has served so far, lower-cased, and which of them
+/// are still in the window.
+#[derive(Debug, Default)]
+pub struct RunCorpus {
+    /// Each distinct tool name once, in the order first seen, with its
+    /// per-name counts.
+    tools: Vec<Tool>,
+    tool_index: HashMap<Vec<u16>, usize>,
+    /// Since the last clear, in push order: entry `i` has id `first_id + i`.
+    entries: Vec<Entry>,
+    /// Indices into `entries` of those in the window, ascending.
+    window: Vec<usize>,
+    /// The id of `entries[0]`; ids keep counting across clears.
+    first_id: u64,
+    /// What the corpus keeps, in bytes, counted as it changes (see
+    /// [`Self::external_bytes`]).
+    kept: usize,
+}
+
+/// A corpus of tool results only, never evicted: what `ProducedCorpus` is.
+pub type ProducedCorpus = RunCorpus;
+
+#[derive(Debug)]
+struct Tool {
+    name: Vec<u16>,
+    /// In-window entries with this name.
+    present: usize,
+    /// Some entry with this name was evicted since the last clear.
+    dropped: bool,
+}
+
+#[derive(Debug)]
+struct Entry {
+    role: Role,
+    /// Index into `tools`, for a named tool entry.
+    tool: Option<usize>,
+    /// The text's length in UTF-16 units.
+    units: usize,
+    /// `None` once evicted: the text is freed then.
+    text: Option<Kept>,
+}
+
+#[derive(Debug)]
+enum Kept {
+    /// Lowered ASCII, one byte per unit, with its sketch when the text is
+    /// long enough to be worth one.
+    Ascii { text: Box<[u8]>, sketch: Option<GramSketch> },
+    /// Lowered UTF-16 units.
+    Wide(Box<[u16]>),
+}
+
+impl Kept {
+    fn of_units(text: &[u16]) -> Self {
+        match Lowered::of_units(text) {
+            Lowered::Ascii(bytes) => {
+                let text = bytes.into_boxed_slice();
+                let sketch = GramSketch::of_text(&text);
+                Kept::Ascii { text, sketch }
+            }
+            Lowered::Wide(units) => Kept::Wide(units.into_boxed_slice()),
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Kept::Ascii { text, sketch } => text.len() + sketch.as_ref().map_or(0, GramSketch::heap_bytes),
+            Kept::Wide(units) => units.len() * 2,
+        }
+    }
+
+    fn ground(&self) -> GroundText<'_> {
+        match self {
+            Kept::Ascii { text, sketch } => GroundText::Ascii { text, sketch: sketch.as_ref() },
+            Kept::Wide(units) => GroundText::Wide(units),
+        }
+    }
+}
+
+impl RunCorpus {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn tool(&mut self, name: &[u16]) -> usize {
+        if let Some(&tool) = self.tool_index.get(name) {
+            return tool;
+        }
+        self.tools.push(Tool { name: name.to_vec(), present: 0, dropped: false });
+        self.tool_index.insert(name.to_vec(), self.tools.len() - 1);
+        self.kept += name.len() * 4;
+        self.tools.len() - 1
+    }
+
+    /// Appends a message given as UTF-16 units and returns its id. `tool_name`
+    /// is read only for a tool entry, where `None` means a result with no
+    /// name: it grounds text but is nobody's producer. The text is lowered
+    /// (narrowed to one byte per unit when it is all ASCII) and, when long
+    /// and ASCII, sketched.
+    pub fn push(&mut self, role: Role, tool_name: Option<&[u16]>, text: &[u16]) -> u64 {
+        let tool = match (role, tool_name) {
+            (Role::Tool, Some(name)) => Some(self.tool(name)),
+            _ => None,
+        };
+        if let Some(tool) = tool {
+            self.tools[tool].present += 1;
+        }
+        let kept = Kept::of_units(text);
+        self.kept += kept.heap_bytes() + std::mem::size_of::<Entry>() + std::mem::size_of::<usize>();
+        self.window.push(self.entries.len());
+        self.entries.push(Entry { role, tool, units: text.len(), text: Some(kept) });
+        self.next_id() - 1
+    }
+
+    /// Appends a tool result, as `ProducedCorpus.push` does.
+    pub fn push_units(&mut self, tool_name: &[u16], text: &[u16]) -> u64 {
+        self.push(Role::Tool, Some(tool_name), text)
+    }
+
+    /// The id the next push returns.
+    pub fn next_id(&self) -> u64 {
+        self.first_id + self.entries.len() as u64
+    }
+
+    /// Takes these entries out of the window for good, and frees their
+    /// texts. Every id must be one this corpus handed out; when one is not,
+    /// nothing is evicted. An id already evicted, or forgotten by a clear,
+    /// is passed over.
+    pub fn evict(&mut self, ids: &[u64]) -> Result<(), UnknownId> {
+        let next = self.next_id();
+        if let Some(at) = ids.iter().position(|&id| id >= next) {
+            return Err(UnknownId { at, next });
+        }
+        let mut evicted = false;
+        for &id in ids {
+            let Some(index) = id.checked_sub(self.first_id) else { continue };
+            let entry = &mut self.entries[index as usize];
+            let Some(text) = entry.text.take() else { continue };
+            self.kept -= text.heap_bytes() + std::mem::size_of::<usize>();
+            if let Some(tool) = entry.tool {
+                let tool = &mut self.tools[tool];
+                tool.present -= 1;
+                tool.dropped = true;
+            }
+            evicted = true;
+        }
+        if evicted {
+            let entries = &self.entries;
+            self.window.retain(|&index| entries[index].text.is_some());
+        }
+        Ok(())
+    }
+
+    /// Forgets every entry and every dropped name, for another run, and
+    /// frees what they took. Ids keep counting.
+    pub fn clear(&mut self) {
+        let first_id = self.next_id();
+        *self = Self { first_id, ..Self::default() };
+    }
+
+    /// Entries pushed since the last clear, evicted ones included.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Entries in the window.
+    pub fn window_len(&self) -> usize {
+        self.window.len()
+    }
+
+    /// The lowered texts' own bytes.
+    pub fn text_bytes(&self) -> usize {
+        self.in_window()
+            .map(|(_, _, text)| match text {
+                Kept::Ascii { text, .. } => text.len(),
+                Kept::Wide(units) => units.len() * 2,
+            })
+            .sum()
+    }
+
+    /// About what [`Self::heap_bytes`] says, kept up to date as the corpus
+    /// changes, so that it costs nothing to ask after every push.
+    pub fn external_bytes(&self) -> usize {
+        self.kept
+    }
+
+    /// The heap the corpus keeps, in bytes: the texts, the sketches, the
+    /// records and the names.
+    pub fn heap_bytes(&self) -> usize {
+        let texts: usize = self.in_window().map(|(_, _, text)| text.heap_bytes()).sum();
+        let names: usize = self.tools.iter().map(|tool| tool.name.capacity() * 4).sum();
+        texts
+            + names
+            + self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.window.capacity() * std::mem::size_of::<usize>()
+    }
+
+    /// The in-window entries in push order: index, entry, text.
+    fn in_window(&self) -> impl Iterator<Item = (usize, &Entry, &Kept)> + '_ {
+        self.window.iter().map(|&index| {
+            let entry = &self.entries[index];
+            (index, entry, entry.text.as_ref().expect("an in-window entry keeps its text"))
+        })
+    }
+
+    /// The grounds of an empty lookup that declares `arguments_from`: the
+    /// in-window named tool entries of those tools with a non-empty text.
+    pub fn grounds<N: AsRef<[u16]>>(&self, arguments_from: &[N]) -> CorpusTexts<'_> {
+        let picked = self
+            .in_window()
+            .filter(|(_, entry, _)| {
+                entry.tool.is_some_and(|tool| {
+                    is_declared_ground(arguments_from, &self.tools[tool].name, entry.units)
+                })
+            })
+            .map(|(index, _, _)| index)
+            .collect();
+        CorpusTexts { corpus: self, lead: None, picked, newest_first: false }
+    }
+
+    /// The in-window entries the run served (system, user and tool
+    /// messages) and `lead` when there is one, for a search that asks only
+    /// whether any of them holds a value: newest first.
+    pub fn served<'c>(&'c self, lead: Option<&'c Lowered>) -> CorpusTexts<'c> {
+        self.by_origin(true, lead)
+    }
+
+    /// The in-window entries the model wrote, newest first (see
+    /// [`Self::served`]).
+    pub fn written(&self) -> CorpusTexts<'_> {
+        self.by_origin(false, None)
+    }
+
+    fn by_origin<'c>(&'c self, served: bool, lead: Option<&'c Lowered>) -> CorpusTexts<'c> {
+        let picked = self
+            .in_window()
+            .filter(|(_, entry, _)| entry.role.is_served() == served)
+            .map(|(index, ..)| index)
+            .collect();
+        CorpusTexts { corpus: self, lead, picked, newest_first: true }
+    }
+
+    /// Whether a named tool entry of `name` was evicted since the last clear.
+    pub fn was_dropped(&self, name: &[u16]) -> bool {
+        self.tool_index.get(name).is_some_and(|&tool| self.tools[tool].dropped)
+    }
+
+    /// Whether a named tool entry of `name` is in the window.
+    pub fn is_present(&self, name: &[u16]) -> bool {
+        self.tool_index.get(name).is_some_and(|&tool| self.tools[tool].present > 0)
+    }
+
+    /// Whether any named tool entry was evicted since the last clear.
+    pub fn dropped_any(&self) -> bool {
+        self.tools.iter().any(|tool| tool.dropped)
+    }
+}
+
+/// Some of a corpus's in-window entries, in push order, each shown with its
+/// entry index.
+pub struct CorpusTexts<'c> {
+    corpus: &'c RunCorpus,
+    /// A text of the request that the corpus does not hold (the system
+    /// prompt), shown first.
+    lead: Option<&'c Lowered>,
+    picked: Vec<usize>,
+    /// Shown newest first: for "does any text hold it" the order cannot
+    /// change the answer, and a value is most often taken from a recent
+    /// result.
+    newest_first: bool,
+}
+
+impl CorpusTexts<'_> {
+    /// How many texts this view holds.
+    pub fn len(&self) -> usize {
+        self.picked.len() + usize::from(self.lead.is_some())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<E> Texts<E> for CorpusTexts<'_> {
+    /// An entry is shown with its index, the lead with `usize::MAX`.
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
+        let entries = &self.corpus.entries;
+        let text =
+            |index: usize| entries[index].text.as_ref().expect("an in-window entry keeps its text").ground();
+        let done = if self.newest_first {
+            self.picked.iter().rev().any(|&index| !visit(index, text(index)))
+        } else {
+            self.picked.iter().any(|&index| !visit(index, text(index)))
+        };
+        if let (false, Some(lead)) = (done, self.lead) {
+            visit(usize::MAX, lead.as_ground());
+        }
+        Ok(())
+    }
+}
+
+impl<E> Grounding<E> for CorpusTexts<'_> {
+    fn is_unreachable(&self) -> bool {
+        self.picked.is_empty()
+    }
+
+    fn producer(&self, index: usize) -> &[u16] {
+        let tool = self.corpus.entries[index].tool.expect("a ground is a named tool entry");
+        &self.corpus.tools[tool].name
+    }
+}
