@@ -835,17 +835,20 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.ProducedCorpus = nativeBinding.ProducedCorpus
+module.exports.RunCorpus = nativeBinding.RunCorpus
 module.exports.ScaffoldingFilter = nativeBinding.ScaffoldingFilter
 module.exports.ScaffoldRegistry = nativeBinding.ScaffoldRegistry
 module.exports.AssertionStratum = nativeBinding.AssertionStratum
 module.exports.ContextErrorKind = nativeBinding.ContextErrorKind
+module.exports.danglingReferencesOf = nativeBinding.danglingReferencesOf
 module.exports.Disposition = nativeBinding.Disposition
 module.exports.EMPTY_LOOKUP_CEILING = nativeBinding.EMPTY_LOOKUP_CEILING
 module.exports.emptyLookupOf = nativeBinding.emptyLookupOf
 module.exports.IntegritySeam = nativeBinding.IntegritySeam
 module.exports.OpenSpanPolicy = nativeBinding.OpenSpanPolicy
 module.exports.readLookupResult = nativeBinding.readLookupResult
+module.exports.RunRole = nativeBinding.RunRole
 module.exports.SCAFFOLD_PATTERNS = nativeBinding.SCAFFOLD_PATTERNS
 module.exports.SCAFFOLD_PRESETS = nativeBinding.SCAFFOLD_PRESETS
 module.exports.StripReason = nativeBinding.StripReason
+module.exports.unsupportedArgumentsOf = nativeBinding.unsupportedArgumentsOf

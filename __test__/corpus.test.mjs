@@ -79,14 +79,14 @@ describe('ProducedCorpus', () => {
     const corpus = new ProducedCorpus();
     corpus.push({ toolName: 'inventory', text: 'host-a' });
     const cases = [
-      [null, /result/], ['text', /result/], [42, /result/], [undefined, /result/],
-      [{ text: 'x' }, /result\.toolName/], [{ toolName: 7, text: 'x' }, /result\.toolName/],
-      [{ toolName: 'inventory' }, /result\.text/], [{ toolName: 'inventory', text: ['x'] }, /result\.text/],
+      [null, /entry/], ['text', /entry/], [42, /entry/], [undefined, /entry/],
+      [{ text: 'x' }, /entry\.toolName/], [{ toolName: 7, text: 'x' }, /entry\.toolName/],
+      [{ toolName: 'inventory' }, /entry\.text/], [{ toolName: 'inventory', text: ['x'] }, /entry\.text/],
     ];
     for (const [bad, pattern] of cases) {
       assert.throws(() => corpus.push(bad), { name: 'TypeError', message: pattern }, JSON.stringify(bad));
     }
-    assert.throws(() => corpus.push(), { name: 'TypeError', message: /result/ });
+    assert.throws(() => corpus.push(), { name: 'TypeError', message: /entry/ });
     assert.equal(corpus.length, 1);
     assert.equal(corpus.emptyLookupOf(call({ h: 'HOST-A' }), 1).findings.length, 1);
   });
@@ -171,8 +171,8 @@ describe('ProducedCorpus', () => {
     assert.equal(child.stdout.trim(), '480 0');
   });
 
-  it('is the generated class', () => {
-    const generated = require('../index.js').ProducedCorpus;
+  it('is the generated RunCorpus class, under its old name', () => {
+    const generated = require('../index.js').RunCorpus;
     assert.equal(ProducedCorpus, generated);
     assert.ok(new ProducedCorpus() instanceof generated);
   });

@@ -1,6 +1,8 @@
-// The package entry exports exactly the generated binding's names, each
-// visible to an ESM named import (Node's CommonJS lexer must see them), and
-// the binding itself exports nothing its typings do not declare.
+// The package entry exports exactly the names its typings declare as
+// values (the generated binding's, and the few the header declares for the
+// JavaScript parts), each visible to an ESM named import (Node's CommonJS
+// lexer must see them), and the binding itself exports nothing its typings
+// do not declare.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -10,16 +12,25 @@ import * as esm from 'seamguard';
 import {
   __napiBindingTarget, AssertionStratum, ContextErrorKind, Disposition, EMPTY_LOOKUP_CEILING, emptyLookupOf,
   IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS,
-  ScaffoldingFilter, ScaffoldRegistry, StripReason,
+  ScaffoldingFilter, ScaffoldRegistry, StripReason, RunCorpus, RunRole, unsupportedArgumentsOf, declaredEnumValuesOf,
+  danglingReferencesOf, dispositionLedger, CheckerDeadError, contextErrorIdentity, dedupeContextErrors, beginIntegrityRun,
 } from 'seamguard';
 
 const require = createRequire(import.meta.url);
 const generatedNames = [...readFileSync(new URL('../index.js', import.meta.url), 'utf8').matchAll(/^module\.exports\.(\w+) =/gm)]
   .map((match) => match[1]);
 
-test('the ESM named exports are the generated binding\'s, no more, no fewer', () => {
+/** The names index.d.ts declares as values, in its header and in what napi generated. */
+const declaredValues = [...readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
+  .matchAll(/^export declare (?:const|function|class) (\w+)/gm)].map((match) => match[1]);
+
+test('the ESM named exports are the declared values and the generated binding\'s, no more, no fewer', () => {
   const named = Object.keys(esm).filter((name) => name !== 'default').sort();
-  assert.deepEqual(named, [...new Set(generatedNames)].sort());
+  assert.deepEqual(named, [...new Set([...generatedNames, ...declaredValues])].sort());
+  // The JavaScript parts are few, and each is declared in the header.
+  const jsOnly = declaredValues.filter((name) => !generatedNames.includes(name)).sort();
+  assert.deepEqual(jsOnly, ['CheckerDeadError', 'ProducedCorpus', 'beginIntegrityRun', 'contextErrorIdentity',
+    'declaredEnumValuesOf', 'dedupeContextErrors', 'dispositionLedger']);
 });
 
 test('the loader exports nothing the typings do not declare, and no memory Rust writes', () => {
@@ -58,7 +69,8 @@ test('the named imports are the CommonJS exports', () => {
   const imported = {
     __napiBindingTarget, AssertionStratum, ContextErrorKind, Disposition, EMPTY_LOOKUP_CEILING, emptyLookupOf,
     IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS,
-    ScaffoldingFilter, ScaffoldRegistry, StripReason,
+    ScaffoldingFilter, ScaffoldRegistry, StripReason, RunCorpus, RunRole, unsupportedArgumentsOf, declaredEnumValuesOf,
+    danglingReferencesOf, dispositionLedger, CheckerDeadError, contextErrorIdentity, dedupeContextErrors, beginIntegrityRun,
   };
   assert.deepEqual(Object.keys(imported).sort(), Object.keys(cjs).sort());
   for (const [name, value] of Object.entries(imported)) assert.equal(value, cjs[name], name);
@@ -83,7 +95,7 @@ test('the binary loads many times in one process, beside other native modules', 
       copyFileSync(join(from, file), copy);
       const module = { exports: {} };
       process.dlopen(module, copy);
-      const corpus = new module.exports.ProducedCorpus();
+      const corpus = new module.exports.RunCorpus();
       corpus.push({ toolName: 'p', text: 'host-a '.repeat(200) });
       const reading = module.exports.readLookupResult([], false);
       const call = { toolName: 'q', toolCallId: 'c', args: { v: 'HOST-A' }, argumentsFrom: ['p'], reading };

@@ -1,52 +1,82 @@
 //! A call's live JavaScript values as the core reads them: its arguments
 //! ([`LiveArgs`], walked as `Object.entries` and `Array.isArray` see them,
-//! getters, Proxy traps and cycles included) and its grounds as live strings
-//! ([`LiveGrounds`], read when the scan reaches them). Both live for one
-//! call and keep nothing after it.
+//! getters, Proxy traps and cycles included) and the texts it is judged
+//! against as live strings ([`LiveTexts`], [`LiveGrounds`], read when the
+//! scan reaches them). All of them live for one call and keep nothing
+//! after it.
 
 use super::js::{Handle, IsArray, Js};
 use crate::empty_lookup::{
-    ground::{GroundText, Grounding, Lowered},
+    ground::{GroundText, Grounding, Lowered, Texts},
     walk::{ArgsTree, Node, MAX_WALKED_VALUES},
 };
 use napi::{Result, ValueType};
 
-/// One declared ground of a call, as a live string.
-pub(super) struct LiveGround {
-    /// Its index in `produced`.
-    pub(super) index: usize,
-    pub(super) producer: Vec<u16>,
-    pub(super) text: Handle,
-}
-
-/// A call's declared grounds as live strings: each text is read and
+/// Texts of a call as live strings, each with its index: read and
 /// lower-cased when the scan reaches it, through buffers of this call.
-pub(super) struct LiveGrounds {
-    pub(super) js: Js,
-    pub(super) grounds: Vec<LiveGround>,
+pub(super) struct LiveTexts {
+    js: Js,
+    texts: Vec<(usize, Handle)>,
 }
 
-impl Grounding<napi::Error> for LiveGrounds {
-    fn is_unreachable(&self) -> bool {
-        self.grounds.is_empty()
+impl LiveTexts {
+    pub(super) fn new(js: Js) -> Self {
+        LiveTexts { js, texts: Vec::new() }
     }
 
+    /// Adds a string the caller has checked is one.
+    pub(super) fn push(&mut self, index: usize, text: Handle) {
+        self.texts.push((index, text));
+    }
+}
+
+impl Texts<napi::Error> for LiveTexts {
     fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<()> {
         let mut units = Vec::new();
         let mut lowered = Lowered::Ascii(Vec::new());
-        for ground in &self.grounds {
-            self.js.utf16_into(ground.text, &mut units)?;
+        for &(index, text) in &self.texts {
+            self.js.utf16_into(text, &mut units)?;
             lowered.lower_from(&units);
-            if !visit(ground.index, lowered.as_ground()) {
+            if !visit(index, lowered.as_ground()) {
                 break;
             }
         }
         Ok(())
     }
+}
+
+/// A call's declared grounds as live strings, with their producers.
+pub(super) struct LiveGrounds {
+    texts: LiveTexts,
+    producers: Vec<Vec<u16>>,
+}
+
+impl LiveGrounds {
+    pub(super) fn new(js: Js) -> Self {
+        LiveGrounds { texts: LiveTexts::new(js), producers: Vec::new() }
+    }
+
+    /// Adds result `index` of `producer`.
+    pub(super) fn push(&mut self, index: usize, producer: Vec<u16>, text: Handle) {
+        self.texts.push(index, text);
+        self.producers.push(producer);
+    }
+}
+
+impl Texts<napi::Error> for LiveGrounds {
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<()> {
+        self.texts.scan(visit)
+    }
+}
+
+impl Grounding<napi::Error> for LiveGrounds {
+    fn is_unreachable(&self) -> bool {
+        self.producers.is_empty()
+    }
 
     fn producer(&self, index: usize) -> &[u16] {
-        let ground = self.grounds.iter().find(|ground| ground.index == index);
-        &ground.expect("an index the scan showed").producer
+        let at = self.texts.texts.iter().position(|&(known, _)| known == index);
+        &self.producers[at.expect("an index the scan showed")]
     }
 }
 
@@ -64,11 +94,26 @@ pub(super) struct LiveArgs {
     on_path: Vec<Handle>,
     /// `(set, has, add, delete)` once the path is deep.
     path_set: Option<[Handle; 4]>,
+    /// How the error of a walk past its budget names the arguments.
+    what: String,
 }
 
 impl LiveArgs {
     pub(super) fn new(js: Js) -> Self {
-        LiveArgs { js, is_array: IsArray::new(js), object_entries: None, on_path: Vec::new(), path_set: None }
+        LiveArgs {
+            js,
+            is_array: IsArray::new(js),
+            object_entries: None,
+            on_path: Vec::new(),
+            path_set: None,
+            what: "call.args".into(),
+        }
+    }
+
+    /// Names the arguments the next walk reads (`calls[2].args`), for its
+    /// error.
+    pub(super) fn naming(&mut self, what: String) {
+        self.what = what;
     }
 
     /// A record's `Object.entries`: keys in UTF-16, values as handles.
@@ -152,9 +197,9 @@ impl ArgsTree for LiveArgs {
 
     fn too_many_values(&mut self) -> napi::Error {
         self.js.range_error(&format!(
-            "call.args holds more than {} values along its paths (a getter that returns a new object \
+            "{} holds more than {} values along its paths (a getter that returns a new object \
 every time, an object shared along very many paths, or an array with billions of holes); it was not judged",
-            MAX_WALKED_VALUES
+            self.what, MAX_WALKED_VALUES
         ))
     }
 }

@@ -2,9 +2,13 @@
 //! arguments once, at the edge, calls the core and builds the answer once;
 //! no rule lives here that a Rust test cannot reach through the core, and
 //! nothing is kept between calls but what the objects a user holds (a
-//! `ProducedCorpus`, a `ScaffoldingFilter`) keep.
+//! `RunCorpus`, a `ScaffoldingFilter`) keep.
 
+mod choice;
+mod compose;
+mod corpus;
 mod empty_lookup;
+mod family;
 mod js;
 mod live;
 mod scaffolding;
