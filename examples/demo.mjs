@@ -6,12 +6,19 @@
 // notices that the identifier came from this run and the lookup found
 // nothing, and files an advisory. Then the model streams its answer, and
 // leaks its own tool-call markup into it; the stream seam strips the markup
-// as the text flows. Last, a round that was nothing but markup is asked
-// again, once, through the AI SDK middleware.
+// as the text flows. Next, a second conversation under a sliding window:
+// the model takes a machine name out of its own earlier prose (the choice
+// seam), and is offered a tool whose grounds the window dropped (the
+// compose seam), all judged on one RunCorpus, with every disposition in
+// the ledger. Last, a round that was nothing but markup is asked again,
+// once, through the AI SDK middleware.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { ProducedCorpus, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter, SCAFFOLD_PRESETS } = require('seamguard');
+const {
+  ProducedCorpus, RunCorpus, readLookupResult, EMPTY_LOOKUP_CEILING, ScaffoldingFilter, SCAFFOLD_PRESETS,
+  beginIntegrityRun, contextErrorIdentity,
+} = require('seamguard');
 
 const wrap = (text, indent = '    ', width = 78) => {
   const lines = [];
@@ -77,6 +84,62 @@ for (const [turn, decide] of model.entries()) {
 corpus.clear();
 console.log('\nWhat the check cannot know:');
 console.log(wrap(EMPTY_LOOKUP_CEILING, '  '));
+
+// The choice and compose seams. A window of three messages slides over the
+// conversation; the system prompt is passed with each request.
+console.log('\nseamguard demo: the choice and compose seams (a window of three messages)\n');
+const system = 'You are a fleet triage assistant.';
+const backupStatus = { name: 'backup_status', argumentsFrom: ['fleet_report'] };
+const run = new RunCorpus();
+const ledger = beginIntegrityRun({ posture: 'dev', armed: { 'empty-lookup': false } });
+const filed = new Set();
+const window = [];
+const enter = (entry) => {
+  window.push(run.push(entry));
+  if (window.length > 3) run.evict([window.shift()]);
+};
+const report = (seam, check, { disposition, findings }, epoch) => {
+  ledger.note(check, seam, disposition, epoch);
+  console.log(`    ${seam} seam: ${disposition}`);
+  for (const finding of findings) {
+    const key = contextErrorIdentity({ ...finding, epoch: undefined });
+    if (filed.has(key)) continue;
+    filed.add(key);
+    console.log(`    ${finding.kind}${finding.predicate ? ` on ${finding.predicate}` : ''}:`);
+    console.log(wrap(finding.message, '      '));
+  }
+};
+const script = [
+  { role: 'user', text: 'Is ganymede-4417-prod backed up?' },
+  { role: 'tool', toolName: 'fleet_report', text: 'FLEET: ganymede-4417-prod (tier 2), callisto-02 (tier 1)' },
+  { role: 'assistant', text: 'ganymede-4417-prod is tier 2; its nightly job bkp-4417-ganymede-tier2 finished at 02:14.' },
+  { role: 'user', text: 'And what is the backup status of that machine now?' },
+];
+for (const [epoch, entry] of script.entries()) {
+  console.log(`[${epoch + 1}] ${entry.role}: ${entry.text}`);
+  enter(entry);
+}
+// The window now holds the tool result, the assistant's answer and the
+// question; the first user message has gone, with the real machine name.
+// A request offering backup_status is assembled: no tool result has left
+// the window yet.
+report('compose', 'dangling-reference', run.danglingReferencesOf([backupStatus], 5), 5);
+const call = { toolName: 'backup_status', toolCallId: 'call-5', args: { machine: '4417-ganymede' }, argumentsFrom: ['fleet_report'] };
+console.log(`[5] model calls backup_status(${JSON.stringify(call.args)})`);
+report('choice', 'unsupported-argument', run.unsupportedArgumentsOf([call], { systemPrompt: system }, 5), 5);
+enter({ role: 'assistant', text: 'Checking the backups of 4417-ganymede.' });
+enter({ role: 'tool', toolName: 'backup_status', text: 'no record for 4417-ganymede' });
+console.log('[6] backup_status answers "no record"; the window drops the fleet report; backup_status is offered again');
+// The window has now dropped the fleet report, while backup_status is
+// still on offer.
+report('compose', 'dangling-reference', run.danglingReferencesOf([backupStatus], 6), 6);
+console.log(`\nThe ledger at the end of the run (dev posture: one canary per check):`);
+for (const row of ledger.report()) {
+  console.log(`    ${row.check} @${row.seam}: checked ${row.checked}, findings ${row.findings}, ` +
+    `not applicable ${row.notApplicable}, canaries ${row.synthetic}`);
+}
+ledger.assertAlive({ workExisted: true });
+run.clear();
 
 // Streams `answer` through a filter in uneven deltas, printing what the
 // user sees as it flows (| marks a feed boundary) and each strip event at
