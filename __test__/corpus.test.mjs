@@ -171,9 +171,10 @@ describe('ProducedCorpus', () => {
     assert.equal(child.stdout.trim(), '480 0');
   });
 
-  it('is the generated RunCorpus class, under its old name', () => {
+  it('is RunCorpus under its old name, an ES class over the generated one', () => {
     const generated = require('../index.js').RunCorpus;
-    assert.equal(ProducedCorpus, generated);
+    assert.equal(ProducedCorpus, require('seamguard').RunCorpus);
     assert.ok(new ProducedCorpus() instanceof generated);
+    assert.throws(() => ProducedCorpus(), TypeError);
   });
 });

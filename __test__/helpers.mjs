@@ -77,3 +77,38 @@ export function chunkings(text, seed, widest = 12) {
   }
   return [[text], Array.from(text.split(''), (unit) => unit), random];
 }
+
+/**
+ * Values of every kind that is not a string, with what `typeof` says: the
+ * hostile values for a field that wants a string, an array or an object.
+ * Shared by every hostile-input test.
+ */
+export const NOT_STRINGS = [
+  ['undefined', undefined],
+  ['null', null],
+  ['number', 0],
+  ['number', NaN],
+  ['boolean', false],
+  ['bigint', 10n],
+  ['symbol', Symbol('hostile')],
+  ['function', () => 'text'],
+  ['object', {}],
+  ['object', []],
+  ['object', new String('boxed')],
+  ['object', new Uint16Array([0x61])],
+  ['object', Object.create(null)],
+  ['object', Object.freeze({ frozen: true })],
+  ['object', { toString: () => 'text', [Symbol.toPrimitive]: () => 'text' }],
+  ['object', new Proxy({}, { get() { throw new Error('trap must not run'); } })],
+];
+
+/** Whether reading a property of `value` runs a trap that throws (the last NOT_STRINGS entry). */
+export function isTrapped(value) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
+  try {
+    Reflect.get(value, 'probe');
+    return false;
+  } catch {
+    return true;
+  }
+}

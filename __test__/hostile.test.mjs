@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';
-import { inChild } from './helpers.mjs';
+import { NOT_STRINGS, inChild } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const { ScaffoldingFilter, emptyLookupOf, readLookupResult } = require('seamguard');
@@ -18,25 +18,6 @@ const CALL = '<|tool_call|>';
 const S = '<|tool_call_start|>';
 const E = '<|tool_call_end|>';
 
-/** Values of every kind that is not a string, with what `typeof` says. */
-const NOT_STRINGS = [
-  ['undefined', undefined],
-  ['null', null],
-  ['number', 0],
-  ['number', NaN],
-  ['boolean', false],
-  ['bigint', 10n],
-  ['symbol', Symbol('chunk')],
-  ['function', () => 'text'],
-  ['object', {}],
-  ['object', []],
-  ['object', new String('boxed')],
-  ['object', new Uint16Array([0x61])],
-  ['object', Object.create(null)],
-  ['object', Object.freeze({ frozen: true })],
-  ['object', { toString: () => 'text', [Symbol.toPrimitive]: () => 'text' }],
-  ['object', new Proxy({}, { get() { throw new Error('trap must not run'); } })],
-];
 
 const passThrough = (thrown) => (error) => error === thrown;
 

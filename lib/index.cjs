@@ -15,9 +15,16 @@ const { ScaffoldingFilter, ScaffoldRegistry } = require('./stream-seam.cjs');
 const accounting = require('./accounting.cjs');
 const { declaredEnumValuesOf } = require('./enums.cjs');
 
+/**
+ * The generated class as an ES class, so that calling it without `new` is a
+ * TypeError (the generated constructor alone would return undefined); its
+ * instances are instances of the generated class.
+ */
+class RunCorpus extends native.RunCorpus {}
+
 exports.__napiBindingTarget = native.__napiBindingTarget;
-exports.RunCorpus = native.RunCorpus;
-exports.ProducedCorpus = native.RunCorpus;
+exports.RunCorpus = RunCorpus;
+exports.ProducedCorpus = RunCorpus;
 exports.ScaffoldingFilter = ScaffoldingFilter;
 exports.ScaffoldRegistry = ScaffoldRegistry;
 exports.AssertionStratum = native.AssertionStratum;
