@@ -137,7 +137,8 @@ pub struct ContextError {
 /// message`, and for each witness `subject, predicate, value, epoch,
 /// stratum, provenance`.
 pub(super) fn findings_to_js(js: Js, findings: &[CoreContextError]) -> Result<Handle> {
-    let mut shared = Shared { js, keys: Keys::default(), subjects: Vec::new(), strings: Vec::new() };
+    let mut shared =
+        Shared { js, keys: Keys::default(), subjects: Vec::new(), strings: Vec::new(), words: Vec::new() };
     let made = findings.iter().map(|finding| shared.finding(finding)).collect::<Result<Vec<_>>>()?;
     js.array(&made)
 }
@@ -152,6 +153,8 @@ struct Shared<'f> {
     keys: Keys,
     subjects: Vec<(&'f CoreSubject, Handle)>,
     strings: Vec<(&'f [u16], Handle)>,
+    /// The fixed words: kinds, seams, the stratum.
+    words: Vec<(&'static str, Handle)>,
 }
 
 impl<'f> Shared<'f> {
@@ -178,10 +181,19 @@ impl<'f> Shared<'f> {
         Ok(made)
     }
 
+    fn word(&mut self, word: &'static str) -> Result<Handle> {
+        if let Some((_, made)) = self.words.iter().find(|(known, _)| *known == word) {
+            return Ok(*made);
+        }
+        let made = self.js.str(word)?;
+        self.words.push((word, made));
+        Ok(made)
+    }
+
     fn finding(&mut self, finding: &'f CoreContextError) -> Result<Handle> {
         let js = self.js;
         let epoch = js.number(finding.epoch)?;
-        let stratum = js.str(CoreAssertion::STRATUM)?;
+        let stratum = self.word(CoreAssertion::STRATUM)?;
         let witnesses = finding
             .witnesses
             .iter()
@@ -208,8 +220,8 @@ impl<'f> Shared<'f> {
         let subjects =
             finding.subjects.iter().map(|subject| self.subject(subject)).collect::<Result<Vec<_>>>()?;
         let mut properties = vec![
-            (c"kind", js.str(finding.kind)?),
-            (c"seam", js.str(finding.seam.as_str())?),
+            (c"kind", self.word(finding.kind)?),
+            (c"seam", self.word(finding.seam.as_str())?),
             (c"subjects", js.array(&subjects)?),
         ];
         if let Some(predicate) = &finding.predicate {
