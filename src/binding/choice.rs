@@ -203,7 +203,9 @@ pub(super) fn read_choice(
 }
 
 /// An array of strings as live texts, each checked to be a string now and
-/// read only when a search reaches it; and how many there are.
+/// read only when a search reaches it, last first (the search asks only
+/// whether any text holds a value, and a value is most often taken from a
+/// recent message); and how many there are.
 fn live_strings(
     js: Js,
     is_array: &mut IsArray,
@@ -214,13 +216,17 @@ fn live_strings(
     if !is_array.test(list)? {
         return Err(js.wrong_type(&format!("{who}: {what}"), "an array of strings", list));
     }
-    let mut texts = LiveTexts::new(js);
     let count = is_array.len(list)?;
+    let mut strings = Vec::with_capacity(count);
     for i in 0..count {
         let text = js.element(list, i as u32)?;
         if js.type_of(text)? != ValueType::String {
             return Err(js.wrong_type(&format!("{who}: {what}[{i}]"), "a string", text));
         }
+        strings.push(text);
+    }
+    let mut texts = LiveTexts::new(js);
+    for (i, text) in strings.into_iter().enumerate().rev() {
         texts.push(i, text);
     }
     Ok((texts, count))
