@@ -130,9 +130,9 @@ export declare class RunCorpus {
   /**
    * The window dropped these messages: each stops grounding anything,
    * and a tool result's name joins the run's dropped names. Every id must
-   * be one this corpus handed out; otherwise a `TypeError` (not an
-   * integer) or `RangeError` (not handed out) names it, and nothing is
-   * evicted. Evicting a message twice, or one `clear` forgot, does
+   * be one this corpus handed out; otherwise a `TypeError` (not a
+   * number) or a `RangeError` (not an id handed out: negative, not an
+   * integer, or not pushed yet) names it, and nothing is evicted. Evicting a message twice, or one `clear` forgot, does
    * nothing.
    */
   evict(ids: readonly number[]): void
