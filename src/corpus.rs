@@ -275,29 +275,30 @@ impl RunCorpus {
             })
             .map(|(index, _, _)| index)
             .collect();
-        CorpusTexts { corpus: self, lead: None, picked, newest_first: false }
+        CorpusTexts { corpus: self, picked, newest_first: false }
     }
 
     /// The in-window entries the run served (system, user and tool
-    /// messages) and `lead` when there is one, for a search that asks only
-    /// whether any of them holds a value: newest first.
-    pub fn served<'c>(&'c self, lead: Option<&'c Lowered>) -> CorpusTexts<'c> {
-        self.by_origin(true, lead)
+    /// messages), for a search that asks only whether any of them holds a
+    /// value: newest first, since a value is most often taken from a recent
+    /// result.
+    pub fn served(&self) -> CorpusTexts<'_> {
+        self.by_origin(true)
     }
 
     /// The in-window entries the model wrote, newest first (see
     /// [`Self::served`]).
     pub fn written(&self) -> CorpusTexts<'_> {
-        self.by_origin(false, None)
+        self.by_origin(false)
     }
 
-    fn by_origin<'c>(&'c self, served: bool, lead: Option<&'c Lowered>) -> CorpusTexts<'c> {
+    fn by_origin(&self, served: bool) -> CorpusTexts<'_> {
         let picked = self
             .in_window()
             .filter(|(_, entry, _)| entry.role.is_served() == served)
             .map(|(index, ..)| index)
             .collect();
-        CorpusTexts { corpus: self, lead, picked, newest_first: true }
+        CorpusTexts { corpus: self, picked, newest_first: true }
     }
 
     /// Whether a named tool entry of `name` was evicted since the last clear.
@@ -320,9 +321,6 @@ impl RunCorpus {
 /// entry index.
 pub struct CorpusTexts<'c> {
     corpus: &'c RunCorpus,
-    /// A text of the request that the corpus does not hold (the system
-    /// prompt), shown first.
-    lead: Option<&'c Lowered>,
     picked: Vec<usize>,
     /// Shown newest first: for "does any text hold it" the order cannot
     /// change the answer, and a value is most often taken from a recent
@@ -333,7 +331,7 @@ pub struct CorpusTexts<'c> {
 impl CorpusTexts<'_> {
     /// How many texts this view holds.
     pub fn len(&self) -> usize {
-        self.picked.len() + usize::from(self.lead.is_some())
+        self.picked.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -342,18 +340,16 @@ impl CorpusTexts<'_> {
 }
 
 impl<E> Texts<E> for CorpusTexts<'_> {
-    /// An entry is shown with its index, the lead with `usize::MAX`.
+    /// Each text is shown with its entry's index.
     fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
         let entries = &self.corpus.entries;
         let text =
             |index: usize| entries[index].text.as_ref().expect("an in-window entry keeps its text").ground();
-        let done = if self.newest_first {
-            self.picked.iter().rev().any(|&index| !visit(index, text(index)))
+        // `any` stops at the first text after which `visit` wants no more.
+        if self.newest_first {
+            self.picked.iter().rev().any(|&index| !visit(index, text(index)));
         } else {
-            self.picked.iter().any(|&index| !visit(index, text(index)))
-        };
-        if let (false, Some(lead)) = (done, self.lead) {
-            visit(usize::MAX, lead.as_ground());
+            self.picked.iter().any(|&index| !visit(index, text(index)));
         }
         Ok(())
     }
@@ -367,5 +363,156 @@ impl<E> Grounding<E> for CorpusTexts<'_> {
     fn producer(&self, index: usize) -> &[u16] {
         let tool = self.corpus.entries[index].tool.expect("a ground is a named tool entry");
         &self.corpus.tools[tool].name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js_string::{to_lower, units};
+
+    /// What a scan of `texts` shows, as (index, lowered units).
+    fn shown(texts: &mut CorpusTexts<'_>) -> Vec<(usize, Vec<u16>)> {
+        let mut seen = Vec::new();
+        Texts::<()>::scan(texts, &mut |index, text| {
+            seen.push((
+                index,
+                match text {
+                    GroundText::Ascii { text, .. } => text.iter().map(|&b| u16::from(b)).collect(),
+                    GroundText::Wide(units) => units.to_vec(),
+                },
+            ));
+            true
+        })
+        .unwrap();
+        seen
+    }
+
+    /// A plain model: every entry ever pushed since the last clear, with
+    /// its flag.
+    #[derive(Default)]
+    struct Model {
+        first_id: u64,
+        entries: Vec<(Role, Option<String>, String, bool)>,
+        dropped: Vec<String>,
+    }
+
+    #[test]
+    fn every_view_is_the_in_window_entries_after_random_pushes_evictions_and_clears() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        let names = ["inventory", "cmdb", ""];
+        let words = ["Host-A", "ΣΟΦΙΑ", "srv-4471", "x".repeat(600).leak() as &str, "İstanbul", "ok"];
+        for _run in 0..40 {
+            let mut corpus = RunCorpus::new();
+            let mut model = Model::default();
+            for _step in 0..60 {
+                match next(10) {
+                    0..=5 => {
+                        let role = [Role::System, Role::User, Role::Assistant, Role::Tool, Role::Tool]
+                            [next(5) as usize];
+                        let name = (next(4) > 0).then(|| names[next(3) as usize].to_string());
+                        let text: String =
+                            (0..next(4)).map(|_| words[next(6) as usize]).collect::<Vec<_>>().join(" ");
+                        let id = corpus.push(role, name.as_deref().map(units).as_deref(), &units(&text));
+                        assert_eq!(id, model.first_id + model.entries.len() as u64);
+                        let name = if role == Role::Tool { name } else { None };
+                        model.entries.push((role, name, text, true));
+                    }
+                    6..=8 => {
+                        let next_id = model.first_id + model.entries.len() as u64;
+                        let ids: Vec<u64> = (0..next(3)).map(|_| next(next_id + 1)).collect();
+                        let bad = ids.iter().position(|&id| id >= next_id);
+                        let before = corpus.external_bytes();
+                        match corpus.evict(&ids) {
+                            Err(unknown) => {
+                                assert_eq!(Some(unknown.at), bad);
+                                assert_eq!(corpus.external_bytes(), before, "nothing was evicted");
+                            }
+                            Ok(()) => {
+                                assert_eq!(bad, None);
+                                for id in ids {
+                                    let Some(at) = id.checked_sub(model.first_id) else { continue };
+                                    let entry = &mut model.entries[at as usize];
+                                    if entry.3 {
+                                        entry.3 = false;
+                                        if let Some(name) = &entry.1 {
+                                            model.dropped.push(name.clone());
+                                        }
+                                    }
+                                }
+                                assert!(corpus.external_bytes() <= before);
+                            }
+                        }
+                    }
+                    _ => {
+                        corpus.clear();
+                        model.first_id += model.entries.len() as u64;
+                        model.entries.clear();
+                        model.dropped.clear();
+                        assert_eq!(corpus.external_bytes(), 0);
+                    }
+                }
+                let in_window: Vec<(usize, &(Role, Option<String>, String, bool))> =
+                    model.entries.iter().enumerate().filter(|(_, e)| e.3).collect();
+                let lowered = |text: &str| to_lower(&units(text)).into_owned();
+                let mut served: Vec<_> = in_window
+                    .iter()
+                    .filter(|(_, e)| e.0 != Role::Assistant)
+                    .map(|(i, e)| (*i, lowered(&e.2)))
+                    .collect();
+                served.reverse();
+                let mut written: Vec<_> = in_window
+                    .iter()
+                    .filter(|(_, e)| e.0 == Role::Assistant)
+                    .map(|(i, e)| (*i, lowered(&e.2)))
+                    .collect();
+                written.reverse();
+                assert_eq!(shown(&mut corpus.served()), served);
+                assert_eq!(shown(&mut corpus.written()), written);
+                let declared = [units("inventory"), units("")];
+                let grounds: Vec<_> = in_window
+                    .iter()
+                    .filter(|(_, e)| {
+                        e.1.as_deref().is_some_and(|n| n == "inventory" || n.is_empty()) && !e.2.is_empty()
+                    })
+                    .map(|(i, e)| (*i, lowered(&e.2)))
+                    .collect();
+                assert_eq!(shown(&mut corpus.grounds(&declared)), grounds);
+                assert_eq!(corpus.len(), model.entries.len());
+                assert_eq!(corpus.window_len(), in_window.len());
+                for name in names {
+                    assert_eq!(
+                        corpus.was_dropped(&units(name)),
+                        model.dropped.iter().any(|d| d == name),
+                        "{name}"
+                    );
+                    let present = in_window.iter().any(|(_, e)| e.1.as_deref() == Some(name));
+                    assert_eq!(corpus.is_present(&units(name)), present, "{name}");
+                }
+                assert_eq!(corpus.dropped_any(), !model.dropped.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn an_evicted_text_is_freed_and_its_id_is_never_reused() {
+        let mut corpus = RunCorpus::new();
+        let big = units(&"host-a ".repeat(2_000));
+        let first = corpus.push(Role::Tool, Some(&units("inventory")), &big);
+        let with_text = corpus.external_bytes();
+        corpus.evict(&[first]).unwrap();
+        assert!(corpus.external_bytes() + big.len() <= with_text, "the 14,000 lowered bytes are gone");
+        corpus.evict(&[first, first]).unwrap();
+        corpus.clear();
+        assert_eq!(corpus.push(Role::User, None, &units("again")), 1);
+        assert_eq!(corpus.evict(&[5]), Err(UnknownId { at: 0, next: 2 }));
+        corpus.evict(&[0]).unwrap();
+        assert_eq!(corpus.window_len(), 1, "an id a clear forgot evicts nothing");
     }
 }

@@ -298,6 +298,24 @@ pub trait Texts<E> {
     fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E>;
 }
 
+/// One set of texts, then another, as one: `A`'s indices as they are, and
+/// `B`'s shown with `usize::MAX`.
+pub struct Then<A, B>(pub A, pub B);
+
+impl<E, A: Texts<E>, B: Texts<E>> Texts<E> for Then<A, B> {
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
+        let mut more = true;
+        self.0.scan(&mut |index, text| {
+            more = visit(index, text);
+            more
+        })?;
+        if more {
+            self.1.scan(&mut |_, text| visit(usize::MAX, text))?;
+        }
+        Ok(())
+    }
+}
+
 /// Where an empty lookup's needles are searched: a call's declared grounds,
 /// in `produced` order, each indexed by its place in `produced`.
 pub trait Grounding<E>: Texts<E> {

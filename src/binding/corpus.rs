@@ -7,11 +7,11 @@ use super::empty_lookup::{encounter_to_js, read_call_parts, read_reading, string
 use super::family::findings_to_js;
 use super::family::Disposition;
 use super::js::{IsArray, Js};
-use super::live::LiveArgs;
+use super::live::{LiveArgs, LiveTexts};
 use crate::corpus::{self as core, Role};
 use crate::dangling_reference as compose;
 use crate::empty_lookup as write;
-use crate::ground::Lowered;
+use crate::ground::Then;
 use crate::unsupported_argument::{self as choice, Frame};
 use napi::bindgen_prelude::{ObjectFinalize, Unknown};
 use napi::{Env, JsValue, Result, ValueType};
@@ -305,7 +305,6 @@ impl RunCorpus {
         let (calls, request) = (calls.raw(), request.raw());
         let mut args = LiveArgs::new(js);
         let (count, epoch) = read_calls_and_epoch(js, who, &mut args.is_array, calls, epoch.raw())?;
-        let mut system_prompt = None;
         let answer = choice::unsupported_arguments_of(
             &mut args,
             count,
@@ -313,10 +312,14 @@ impl RunCorpus {
                 if js.type_of(request)? != ValueType::Object {
                     return Err(js.wrong_type(&format!("{who}: request"), "an object", request));
                 }
+                // The system prompt, like a stateless frame's texts, is read
+                // and lowered only if a search reaches it, after the
+                // corpus's own texts.
                 let prompt = js.get(request, c"systemPrompt")?;
+                let mut lead = LiveTexts::new(js);
                 match js.type_of(prompt)? {
                     ValueType::Undefined => {}
-                    ValueType::String => system_prompt = Some(Lowered::of_units(&js.utf16(prompt)?)),
+                    ValueType::String => lead.push(0, prompt),
                     _ => {
                         return Err(js.wrong_type(
                             &format!("{who}: request.systemPrompt"),
@@ -326,11 +329,12 @@ impl RunCorpus {
                     }
                 }
                 let external = usable_external(js, &mut args.is_array, js.get(request, c"external")?)?;
-                let served = self.inner.served(system_prompt.as_ref());
+                let corpus_served = self.inner.served();
+                let served_count = corpus_served.len() + lead.len();
                 let assistant = self.inner.written();
                 Ok(Frame {
-                    served_count: served.len(),
-                    served,
+                    served: Then(corpus_served, lead),
+                    served_count,
                     assistant_count: assistant.len(),
                     assistant,
                     external,

@@ -28,6 +28,11 @@ impl LiveTexts {
     pub(super) fn push(&mut self, index: usize, text: Handle) {
         self.texts.push((index, text));
     }
+
+    /// How many texts it holds.
+    pub(super) fn len(&self) -> usize {
+        self.texts.len()
+    }
 }
 
 impl Texts<napi::Error> for LiveTexts {
