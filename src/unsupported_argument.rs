@@ -189,26 +189,8 @@ where
         choices.push(choice);
     }
 
-    // Served first; what it leaves goes to the external grounds, then to the
-    // model's own turns.
     let needles: Vec<&Needle> = leaves.iter().map(|leaf| &leaf.needle).collect();
-    let served = first_holders(&needles, &mut frame.served)?;
-    let left: Vec<usize> = (0..leaves.len()).filter(|&i| served[i].is_none()).collect();
-    let pick = |from: &[usize]| from.iter().map(|&i| needles[i]).collect::<Vec<_>>();
-    let excused = first_holders::<T::Error, _>(&pick(&left), &mut ExternalTexts(&frame.external))?;
-    let unexcused: Vec<usize> =
-        left.iter().zip(&excused).filter(|(_, by)| by.is_none()).map(|(&i, _)| i).collect();
-    let written = first_holders(&pick(&unexcused), &mut frame.assistant)?;
-
-    let mut outcome: Vec<Option<Verdict>> = vec![None; leaves.len()];
-    for (&i, by) in left.iter().zip(&excused) {
-        if let Some(by) = by {
-            outcome[i] = Some(Verdict::Excused(*by));
-        }
-    }
-    for (&i, in_own_text) in unexcused.iter().zip(&written) {
-        outcome[i] = Some(if in_own_text.is_some() { Verdict::SelfReferenced } else { Verdict::Nowhere });
-    }
+    let outcome = verdicts(&needles, &mut frame)?;
 
     let (served_count, assistant_count) =
         (units(&frame.served_count.to_string()), units(&frame.assistant_count.to_string()));
@@ -252,6 +234,32 @@ pub fn disposition(calls: usize, answer: &UnsupportedArguments) -> Disposition {
     } else {
         Disposition::of_findings(answer.findings.len())
     }
+}
+
+/// Where each needle was found: served text first (`None`: it passes); what
+/// that leaves goes to the external grounds, in order, then to the model's
+/// own turns. Each set of texts is scanned once, for the needles still
+/// unplaced.
+fn verdicts<E, S: Texts<E>, A: Texts<E>>(
+    needles: &[&Needle],
+    frame: &mut Frame<S, A>,
+) -> Result<Vec<Option<Verdict>>, E> {
+    let served = first_holders(needles, &mut frame.served)?;
+    let left: Vec<usize> = (0..needles.len()).filter(|&i| served[i].is_none()).collect();
+    let pick = |from: &[usize]| from.iter().map(|&i| needles[i]).collect::<Vec<_>>();
+    let excused = first_holders(&pick(&left), &mut ExternalTexts(&frame.external))?;
+    let unexcused: Vec<usize> =
+        left.iter().zip(&excused).filter(|(_, by)| by.is_none()).map(|(&i, _)| i).collect();
+    let written = first_holders(&pick(&unexcused), &mut frame.assistant)?;
+
+    let mut outcome: Vec<Option<Verdict>> = vec![None; needles.len()];
+    for (&i, by) in left.iter().zip(&excused) {
+        outcome[i] = by.map(Verdict::Excused);
+    }
+    for (&i, in_own_text) in unexcused.iter().zip(&written) {
+        outcome[i] = Some(if in_own_text.is_some() { Verdict::SelfReferenced } else { Verdict::Nowhere });
+    }
+    Ok(outcome)
 }
 
 /// How a leaf that reached the search came out.
