@@ -6,7 +6,7 @@
 //! `TypeError` naming it, and a frame text is read and lowered only when
 //! the search reaches it.
 
-use super::empty_lookup::{read_call_parts, string_list};
+use super::empty_lookup::{read_call_parts, read_epoch, string_list};
 use super::family::findings_to_js;
 use super::js::{Handle, IsArray, Js};
 use super::live::{LiveArgs, LiveTexts};
@@ -153,10 +153,7 @@ pub(super) fn read_calls_and_epoch(
     if !is_array.test(calls)? {
         return Err(js.wrong_type(&format!("{who}: calls"), "an array of ArgumentChoice", calls));
     }
-    if js.type_of(epoch)? != ValueType::Number {
-        return Err(js.wrong_type(&format!("{who}: epoch"), "a number", epoch));
-    }
-    Ok((is_array.len(calls)?, js.f64(epoch)?))
+    Ok((is_array.len(calls)?, read_epoch(js, who, epoch)?))
 }
 
 /// `calls[i]`, read in agentfootprint's order: its name, id and arguments,

@@ -1,7 +1,7 @@
 //! `danglingReferencesOf`, with agentfootprint's typings, and the reader
 //! `RunCorpus.danglingReferencesOf` shares with it.
 
-use super::empty_lookup::{string_at, string_list};
+use super::empty_lookup::{read_epoch, string_at, string_list};
 use super::family::findings_to_js;
 use super::js::{Handle, IsArray, Js};
 use crate::dangling_reference::{self as core, ServedTool};
@@ -55,14 +55,6 @@ pub fn dangling_references_of<'env>(
     };
     let findings = core::dangling_references_of(&tools, asks(dropped), asks(present), epoch)?;
     Ok(js.unknown(findings_to_js(js, &findings)?))
-}
-
-/// `epoch`, which must be a number.
-pub(super) fn read_epoch(js: Js, who: &str, epoch: Handle) -> Result<f64> {
-    if js.type_of(epoch)? != ValueType::Number {
-        return Err(js.wrong_type(&format!("{who}: epoch"), "a number", epoch));
-    }
-    js.f64(epoch)
 }
 
 /// The served tools, each `{ name, argumentsFrom }`, read whole.

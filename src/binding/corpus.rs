@@ -2,8 +2,8 @@
 //! evictions, and the three checks judged on it.
 
 use super::choice::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
-use super::compose::{read_epoch, read_served_tools};
-use super::empty_lookup::{encounter_to_js, read_call_parts, read_reading, string_at};
+use super::compose::read_served_tools;
+use super::empty_lookup::{encounter_to_js, read_call_parts, read_epoch, read_reading, string_at};
 use super::family::findings_to_js;
 use super::family::Disposition;
 use super::js::{IsArray, Js};

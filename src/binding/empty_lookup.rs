@@ -164,10 +164,7 @@ pub fn empty_lookup_of<'env>(
     if !args.is_array.test(produced)? {
         return Err(bad("produced", "an array of { toolName, text }", produced));
     }
-    if js.type_of(epoch)? != ValueType::Number {
-        return Err(bad("epoch", "a number", epoch));
-    }
-    let epoch = js.f64(epoch)?;
+    let epoch = read_epoch(js, "emptyLookupOf", epoch)?;
     let reading = read_reading(js, "emptyLookupOf", call)?;
 
     let encounter = core::empty_lookup_with(&mut args, reading, epoch, |args| {
@@ -193,6 +190,14 @@ pub fn empty_lookup_of<'env>(
         Ok((parts, grounds))
     })?;
     Ok(js.unknown(encounter_to_js(js, &encounter)?))
+}
+
+/// `epoch`, which must be a number; `who` names the caller in the error.
+pub(super) fn read_epoch(js: Js, who: &str, epoch: Handle) -> Result<f64> {
+    if js.type_of(epoch)? != ValueType::Number {
+        return Err(js.wrong_type(&format!("{who}: epoch"), "a number", epoch));
+    }
+    js.f64(epoch)
 }
 
 /// `owner.name`, which must be a string; `what` names it in the error.
