@@ -112,8 +112,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * It keeps, per message in the window, its text lower-cased (one byte per
  * UTF-16 unit for ASCII text, two otherwise, not the original) and for a
  * long ASCII text a sketch of an eighth to a quarter of its size; per
- * evicted message a small record (its text is freed); each tool name
- * once. `clear()` frees it all.
+ * evicted message a small record (its text is freed), until every message
+ * before it is evicted too; each tool name once. `clear()` frees it all.
  */
 export declare class RunCorpus {
   /** An empty corpus, for one run. */

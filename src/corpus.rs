@@ -22,8 +22,9 @@
 //! Memory: per entry in the window, its lower-cased text (one byte per
 //! UTF-16 unit when the text is ASCII, two otherwise), for ASCII text of 512
 //! units or more a sketch of one to two bits per unit, and a small fixed
-//! record; per evicted entry, only the record (its text is freed); each
-//! distinct tool name once. The original text is not kept.
+//! record; per evicted entry newer than the oldest in-window one, only the
+//! record (its text is freed; older evicted entries are let go entirely);
+//! each distinct tool name once. The original text is not kept.
 
 use crate::ground::{is_declared_ground, GroundText, Grounding, Lowered, Texts};
 use crate::sketch::GramSketch;
@@ -63,12 +64,18 @@ pub struct RunCorpus {
     /// per-name counts.
     tools: Vec<Tool>,
     tool_index: HashMap<Vec<u16>, usize>,
-    /// Since the last clear, in push order: entry `i` has id `first_id + i`.
+    /// Since the last clear, in push order, from the oldest entry still in
+    /// the window or after it: entry `i` has id `first_id + i`. Evicted
+    /// entries before the oldest in-window one are let go, since nothing
+    /// can ask about them again (evicting one again does nothing either
+    /// way), so a window sliding over a long run keeps a bounded record.
     entries: Vec<Entry>,
     /// Indices into `entries` of those in the window, ascending.
     window: Vec<usize>,
     /// The id of `entries[0]`; ids keep counting across clears.
     first_id: u64,
+    /// Entries pushed since the last clear and let go from the front.
+    let_go: usize,
     /// What the corpus keeps, in bytes, counted as it changes (see
     /// [`Self::external_bytes`]).
     kept: usize,
@@ -203,8 +210,25 @@ impl RunCorpus {
         if evicted {
             let entries = &self.entries;
             self.window.retain(|&index| entries[index].text.is_some());
+            self.let_go_of_evicted_front();
         }
         Ok(())
+    }
+
+    /// Drops the records of the evicted entries older than every in-window
+    /// one, and renumbers what stays.
+    fn let_go_of_evicted_front(&mut self) {
+        let front = self.window.first().copied().unwrap_or(self.entries.len());
+        if front == 0 {
+            return;
+        }
+        self.entries.drain(..front);
+        for index in &mut self.window {
+            *index -= front;
+        }
+        self.first_id += front as u64;
+        self.let_go += front;
+        self.kept -= front * std::mem::size_of::<Entry>();
     }
 
     /// Forgets every entry and every dropped name, for another run, and
@@ -216,11 +240,11 @@ impl RunCorpus {
 
     /// Entries pushed since the last clear, evicted ones included.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.let_go + self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// Entries in the window.
@@ -371,21 +395,23 @@ mod tests {
     use super::*;
     use crate::js_string::{to_lower, units};
 
-    /// What a scan of `texts` shows, as (index, lowered units).
-    fn shown(texts: &mut CorpusTexts<'_>) -> Vec<(usize, Vec<u16>)> {
+    /// What a scan of `texts` shows, in order, as lowered units, with each
+    /// text's producer when `producers` (the entries' indices are the
+    /// corpus's own business).
+    fn shown(texts: &mut CorpusTexts<'_>, producers: bool) -> Vec<(Vec<u16>, Option<Vec<u16>>)> {
         let mut seen = Vec::new();
+        let mut at = Vec::new();
         Texts::<()>::scan(texts, &mut |index, text| {
-            seen.push((
-                index,
-                match text {
-                    GroundText::Ascii { text, .. } => text.iter().map(|&b| u16::from(b)).collect(),
-                    GroundText::Wide(units) => units.to_vec(),
-                },
-            ));
+            at.push(index);
+            seen.push(match text {
+                GroundText::Ascii { text, .. } => text.iter().map(|&b| u16::from(b)).collect(),
+                GroundText::Wide(units) => units.to_vec(),
+            });
             true
         })
         .unwrap();
-        seen
+        let named = |index: usize| producers.then(|| Grounding::<()>::producer(texts, index).to_vec());
+        seen.into_iter().zip(at).map(|(text, index)| (text, named(index))).collect()
     }
 
     /// A plain model: every entry ever pushed since the last clear, with
@@ -464,26 +490,26 @@ mod tests {
                 let mut served: Vec<_> = in_window
                     .iter()
                     .filter(|(_, e)| e.0 != Role::Assistant)
-                    .map(|(i, e)| (*i, lowered(&e.2)))
+                    .map(|(_, e)| (lowered(&e.2), None))
                     .collect();
                 served.reverse();
                 let mut written: Vec<_> = in_window
                     .iter()
                     .filter(|(_, e)| e.0 == Role::Assistant)
-                    .map(|(i, e)| (*i, lowered(&e.2)))
+                    .map(|(_, e)| (lowered(&e.2), None))
                     .collect();
                 written.reverse();
-                assert_eq!(shown(&mut corpus.served()), served);
-                assert_eq!(shown(&mut corpus.written()), written);
+                assert_eq!(shown(&mut corpus.served(), false), served);
+                assert_eq!(shown(&mut corpus.written(), false), written);
                 let declared = [units("inventory"), units("")];
                 let grounds: Vec<_> = in_window
                     .iter()
                     .filter(|(_, e)| {
                         e.1.as_deref().is_some_and(|n| n == "inventory" || n.is_empty()) && !e.2.is_empty()
                     })
-                    .map(|(i, e)| (*i, lowered(&e.2)))
+                    .map(|(_, e)| (lowered(&e.2), e.1.as_deref().map(units)))
                     .collect();
-                assert_eq!(shown(&mut corpus.grounds(&declared)), grounds);
+                assert_eq!(shown(&mut corpus.grounds(&declared), true), grounds);
                 assert_eq!(corpus.len(), model.entries.len());
                 assert_eq!(corpus.window_len(), in_window.len());
                 for name in names {
@@ -498,6 +524,28 @@ mod tests {
                 assert_eq!(corpus.dropped_any(), !model.dropped.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn a_window_sliding_over_a_long_run_keeps_a_bounded_record() {
+        let mut corpus = RunCorpus::new();
+        let mut after_first_window = 0;
+        for i in 0..20_000u64 {
+            corpus.push(Role::Tool, Some(&units("inventory")), &units("host-a rack 4"));
+            if i >= 5 {
+                corpus.evict(&[i - 5]).unwrap();
+            }
+            if i == 100 {
+                after_first_window = corpus.external_bytes();
+            }
+        }
+        assert_eq!((corpus.len(), corpus.window_len()), (20_000, 5));
+        assert_eq!(corpus.external_bytes(), after_first_window, "nothing grows with the run");
+        assert!(corpus.entries.len() <= 6);
+        // Ids let go of, or evicted again, change nothing; the window is intact.
+        corpus.evict(&[0, 19_990, 19_994]).unwrap();
+        assert_eq!(corpus.window_len(), 5);
+        assert!(corpus.was_dropped(&units("inventory")) && corpus.is_present(&units("inventory")));
     }
 
     #[test]
