@@ -24,6 +24,12 @@
 // each push, and end with clear() (every fifth run is dropped instead, for
 // the collector to find): their texts and sketches must all come back.
 //
+// A session is one RunCorpus that lives for the whole soak under a sliding
+// window of 40 messages: user turns, 2 KB tool results and assistant turns,
+// with the compose seam checked per request and the choice seam after each
+// tool result. It is never cleared, so what it keeps must stay bounded by
+// the window, however long the session runs.
+//
 // The run yields to the event loop every thousand calls, as a server does
 // between requests. That matters: Node runs the finalizer that frees a
 // dropped filter's native memory only once the event loop turns, so a
@@ -32,13 +38,14 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { ProducedCorpus, ScaffoldingFilter, emptyLookupOf, readLookupResult } = require('seamguard');
+const { ProducedCorpus, RunCorpus, ScaffoldingFilter, emptyLookupOf, readLookupResult } = require('seamguard');
 
 const FEEDS = Number(process.env.SOAK_FEEDS ?? 1_000_000);
 const CHECKS = Number(process.env.SOAK_CHECKS ?? 1_000_000);
 const YIELD_EVERY = Number(process.env.SOAK_YIELD_EVERY ?? 1000);
 const WARM_UP = Number(process.env.SOAK_WARM_UP ?? 500_000);
 const CORPUS_RUNS = Number(process.env.SOAK_CORPUS_RUNS ?? 2_000);
+const SESSION_MESSAGES = Number(process.env.SOAK_SESSION_MESSAGES ?? 300_000);
 const GOAL_MB = 10;
 
 if (typeof globalThis.gc !== 'function') {
@@ -127,6 +134,31 @@ async function corpusSome(count) {
   }
 }
 
+const session = new RunCorpus();
+const sessionWindow = [];
+const served = [{ name: 'backup_status', argumentsFrom: ['fleet_report'] }];
+let sessionMessages = 0;
+let sessionFindings = 0;
+
+async function sessionSome(count) {
+  for (let i = 0; i < count; i++) {
+    if (i % YIELD_EVERY === 0) await turn();
+    const n = sessionMessages++;
+    const kind = n % 3;
+    const text = kind === 1
+      ? Array.from({ length: 40 }, (_, k) => `srv-${(n + k) % 9973}-ganymede tier-${k % 3} ok`).join('\n')
+      : `turn ${n}: what about srv-${n % 9973}-ganymede?`;
+    sessionWindow.push(session.push(kind === 1 ? { role: 'tool', toolName: n % 7 ? 'fleet_report' : 'other', text } : { role: kind ? 'assistant' : 'user', text }));
+    if (sessionWindow.length > 40) session.evict([sessionWindow.shift()]);
+    if (kind === 0) sessionFindings += session.danglingReferencesOf(served, n).findings.length;
+    if (kind === 1) {
+      const call = { toolName: 'backup_status', toolCallId: `s-${n}`, argumentsFrom: ['fleet_report'],
+        args: { machine: `srv-${(n + 5) % 9973}-ganymede`, other: `srv-${n}-nowhere` } };
+      sessionFindings += session.unsupportedArgumentsOf([call], { systemPrompt: 'You are a fleet assistant.' }, n).findings.length;
+    }
+  }
+}
+
 /** Collects garbage and lets the finalizers that follow it run. */
 async function settle() {
   for (let i = 0; i < 5; i++) {
@@ -142,6 +174,7 @@ for (let round = 0; round < 2; round++) {
   await feedSome(WARM_UP);
   await checkSome(WARM_UP);
   await corpusSome(CORPUS_RUNS / 2);
+  await sessionSome(SESSION_MESSAGES / 3);
   await settle();
 }
 const warm = await settle();
@@ -150,6 +183,7 @@ const started = process.hrtime.bigint();
 await feedSome(FEEDS);
 await checkSome(CHECKS);
 await corpusSome(CORPUS_RUNS);
+await sessionSome(SESSION_MESSAGES);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const end = await settle();
 
@@ -159,6 +193,7 @@ console.log(`soak: ${count(FEEDS)} feeds and ${count(CHECKS)} checks after a war
 console.log(`soak: rss after warm-up ${mb(warm.rss)} MB, at the end ${mb(end.rss)} MB, growth ${mb(growth)} MB (goal < ${GOAL_MB} MB)`);
 console.log(`soak: V8 heap used ${mb(warm.heapUsed)} -> ${mb(end.heapUsed)} MB of ${mb(warm.heapTotal)} -> ${mb(end.heapTotal)} MB, external ${mb(warm.external)} -> ${mb(end.external)} MB`);
 console.log(`soak: ${count(CORPUS_RUNS)} corpus runs of 20 results of ${count(deviceLines(0, 0).length)} units, ${count(corpusFindings)} findings all told`);
+console.log(`soak: one session of ${count(sessionMessages)} messages under a window of 40, never cleared: ${count(session.length)} pushed, ${session.windowLength} in the window, ${count(sessionFindings)} findings all told`);
 console.log(`soak: the long-lived filter holds ${longLived.flush().length} units and stripped ${longLived.strippedChars}`);
 if (growth >= GOAL_MB * 2 ** 20) {
   console.log('soak: FAILED, resident memory grew past the goal');
