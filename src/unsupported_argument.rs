@@ -57,12 +57,21 @@ pub struct ExternalGround {
 
 impl ExternalGround {
     /// The ground, when both halves are usable: a value and a source whose
-    /// trimmed forms are not empty. The value is matched lowered, untrimmed;
-    /// the source is kept exactly as given.
-    pub fn usable(value: &[u16], source: &[u16]) -> Option<Self> {
+    /// trimmed forms are not empty. `source` is asked for only once the
+    /// value is usable (`None` for a source that is not a string), as
+    /// agentfootprint reads an entry. The value is matched lowered,
+    /// untrimmed; the source is kept exactly as given.
+    pub fn usable<E>(
+        value: &[u16],
+        source: impl FnOnce() -> Result<Option<Vec<u16>>, E>,
+    ) -> Result<Option<Self>, E> {
         let blank = |text: &[u16]| crate::js_string::trim(text).is_empty();
-        (!blank(value) && !blank(source))
-            .then(|| ExternalGround { lowered: Lowered::of_units(value), source: source.to_vec() })
+        if blank(value) {
+            return Ok(None);
+        }
+        Ok(source()?
+            .filter(|source| !blank(source))
+            .map(|source| ExternalGround { lowered: Lowered::of_units(value), source }))
     }
 }
 

@@ -248,17 +248,11 @@ pub(super) fn usable_external(js: Js, is_array: &mut IsArray, external: Handle) 
         if js.type_of(value)? != ValueType::String {
             continue;
         }
-        let value = js.utf16(value)?;
-        // `usable` decides; this only keeps agentfootprint's order of reads,
-        // which never reads the source of a blank value.
-        if crate::js_string::trim(&value).is_empty() {
-            continue;
-        }
-        let source = js.get(entry, c"source")?;
-        if js.type_of(source)? != ValueType::String {
-            continue;
-        }
-        if let Some(ground) = CoreExternal::usable(&value, &js.utf16(source)?) {
+        let source = || -> Result<Option<Vec<u16>>> {
+            let source = js.get(entry, c"source")?;
+            Ok(if js.type_of(source)? == ValueType::String { Some(js.utf16(source)?) } else { None })
+        };
+        if let Some(ground) = CoreExternal::usable(&js.utf16(value)?, source)? {
             usable.push(ground);
         }
     }

@@ -44,8 +44,10 @@ fn judge(
     assistant: &[&str],
     external: &[(&str, &str)],
 ) -> UnsupportedArguments {
-    let external =
-        external.iter().filter_map(|(v, s)| ExternalGround::usable(&units(v), &units(s))).collect();
+    let external = external
+        .iter()
+        .filter_map(|(v, s)| ExternalGround::usable(&units(v), || Ok::<_, ()>(Some(units(s)))).unwrap())
+        .collect();
     let frame = Frame {
         served: texts(grounded),
         served_count: grounded.len(),
@@ -129,8 +131,12 @@ fn the_fences_in_order() {
         &[("", "a"), ("x", " "), ("  SRV-4471  ", "b"), ("srv-4471", "c")],
     );
     assert_eq!(text(&first.external_groundings[0].source), "b");
-    assert_eq!(ExternalGround::usable(&units("\u{feff}"), &units("s")).map(|_| ()), None);
-    assert!(ExternalGround::usable(&units("\u{85}"), &units("s")).is_some());
+    let usable =
+        |value: &str| ExternalGround::usable(&units(value), || Ok::<_, ()>(Some(units("s")))).unwrap();
+    assert!(usable("\u{feff}").is_none());
+    assert!(usable("\u{85}").is_some());
+    // The source of a blank value is never asked for.
+    assert!(ExternalGround::usable(&units(" "), || -> Result<_, ()> { panic!("read") }).unwrap().is_none());
 }
 
 #[test]
