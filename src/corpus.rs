@@ -299,30 +299,21 @@ impl RunCorpus {
             })
             .map(|(index, _, _)| index)
             .collect();
-        CorpusTexts { corpus: self, picked, newest_first: false }
+        CorpusTexts { corpus: self, picked }
     }
 
     /// The in-window entries the run served (system, user and tool
     /// messages), for a search that asks only whether any of them holds a
     /// value: newest first, since a value is most often taken from a recent
     /// result.
-    pub fn served(&self) -> CorpusTexts<'_> {
-        self.by_origin(true)
+    pub fn served(&self) -> OriginTexts<'_> {
+        OriginTexts { corpus: self, served: true }
     }
 
     /// The in-window entries the model wrote, newest first (see
     /// [`Self::served`]).
-    pub fn written(&self) -> CorpusTexts<'_> {
-        self.by_origin(false)
-    }
-
-    fn by_origin(&self, served: bool) -> CorpusTexts<'_> {
-        let picked = self
-            .in_window()
-            .filter(|(_, entry, _)| entry.role.is_served() == served)
-            .map(|(index, ..)| index)
-            .collect();
-        CorpusTexts { corpus: self, picked, newest_first: true }
+    pub fn written(&self) -> OriginTexts<'_> {
+        OriginTexts { corpus: self, served: false }
     }
 
     /// Whether a named tool entry of `name` was evicted since the last clear.
@@ -341,21 +332,47 @@ impl RunCorpus {
     }
 }
 
-/// Some of a corpus's in-window entries, in push order, each shown with its
-/// entry index.
+/// An empty lookup's grounds in a corpus: some in-window entries, in push
+/// order, each shown with its entry index.
 pub struct CorpusTexts<'c> {
     corpus: &'c RunCorpus,
     picked: Vec<usize>,
-    /// Shown newest first: for "does any text hold it" the order cannot
-    /// change the answer, and a value is most often taken from a recent
-    /// result.
-    newest_first: bool,
 }
 
-impl CorpusTexts<'_> {
+impl<E> Texts<E> for CorpusTexts<'_> {
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
+        for &index in &self.picked {
+            let text = self.corpus.entries[index].text.as_ref().expect("an in-window entry keeps its text");
+            if !visit(index, text.ground()) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The in-window entries the run served, or those the model wrote, read
+/// straight from the window, newest first: for "does any text hold it" the
+/// order cannot change the answer, and a value is most often taken from a
+/// recent result.
+pub struct OriginTexts<'c> {
+    corpus: &'c RunCorpus,
+    served: bool,
+}
+
+impl OriginTexts<'_> {
+    fn newest_first(&self) -> impl Iterator<Item = (usize, &Kept)> + '_ {
+        let corpus = self.corpus;
+        corpus.window.iter().rev().filter_map(move |&index| {
+            let entry = &corpus.entries[index];
+            let text = entry.text.as_ref().expect("an in-window entry keeps its text");
+            (entry.role.is_served() == self.served).then_some((index, text))
+        })
+    }
+
     /// How many texts this view holds.
     pub fn len(&self) -> usize {
-        self.picked.len()
+        self.newest_first().count()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -363,17 +380,12 @@ impl CorpusTexts<'_> {
     }
 }
 
-impl<E> Texts<E> for CorpusTexts<'_> {
-    /// Each text is shown with its entry's index.
+impl<E> Texts<E> for OriginTexts<'_> {
     fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
-        let entries = &self.corpus.entries;
-        let text =
-            |index: usize| entries[index].text.as_ref().expect("an in-window entry keeps its text").ground();
-        // `any` stops at the first text after which `visit` wants no more.
-        if self.newest_first {
-            self.picked.iter().rev().any(|&index| !visit(index, text(index)));
-        } else {
-            self.picked.iter().any(|&index| !visit(index, text(index)));
+        for (index, text) in self.newest_first() {
+            if !visit(index, text.ground()) {
+                break;
+            }
         }
         Ok(())
     }
@@ -395,23 +407,37 @@ mod tests {
     use super::*;
     use crate::js_string::{to_lower, units};
 
-    /// What a scan of `texts` shows, in order, as lowered units, with each
-    /// text's producer when `producers` (the entries' indices are the
-    /// corpus's own business).
-    fn shown(texts: &mut CorpusTexts<'_>, producers: bool) -> Vec<(Vec<u16>, Option<Vec<u16>>)> {
+    /// What a scan of `texts` shows, in order: each text's entry index and
+    /// lowered units.
+    fn scanned<T: Texts<()>>(texts: &mut T) -> Vec<(usize, Vec<u16>)> {
         let mut seen = Vec::new();
-        let mut at = Vec::new();
-        Texts::<()>::scan(texts, &mut |index, text| {
-            at.push(index);
-            seen.push(match text {
-                GroundText::Ascii { text, .. } => text.iter().map(|&b| u16::from(b)).collect(),
-                GroundText::Wide(units) => units.to_vec(),
-            });
-            true
-        })
-        .unwrap();
-        let named = |index: usize| producers.then(|| Grounding::<()>::producer(texts, index).to_vec());
-        seen.into_iter().zip(at).map(|(text, index)| (text, named(index))).collect()
+        texts
+            .scan(&mut |index, text| {
+                seen.push((
+                    index,
+                    match text {
+                        GroundText::Ascii { text, .. } => text.iter().map(|&b| u16::from(b)).collect(),
+                        GroundText::Wide(units) => units.to_vec(),
+                    },
+                ));
+                true
+            })
+            .unwrap();
+        seen
+    }
+
+    /// The texts a scan shows, in order (the entries' indices are the
+    /// corpus's own business).
+    fn shown<T: Texts<()>>(texts: &mut T) -> Vec<(Vec<u16>, Option<Vec<u16>>)> {
+        scanned(texts).into_iter().map(|(_, text)| (text, None)).collect()
+    }
+
+    /// The grounds' texts, each with its producer.
+    fn shown_with_producers(grounds: &mut CorpusTexts<'_>) -> Vec<(Vec<u16>, Option<Vec<u16>>)> {
+        let seen = scanned(grounds);
+        seen.into_iter()
+            .map(|(index, text)| (text, Some(Grounding::<()>::producer(grounds, index).to_vec())))
+            .collect()
     }
 
     /// A plain model: every entry ever pushed since the last clear, with
@@ -499,8 +525,8 @@ mod tests {
                     .map(|(_, e)| (lowered(&e.2), None))
                     .collect();
                 written.reverse();
-                assert_eq!(shown(&mut corpus.served(), false), served);
-                assert_eq!(shown(&mut corpus.written(), false), written);
+                assert_eq!(shown(&mut corpus.served()), served);
+                assert_eq!(shown(&mut corpus.written()), written);
                 let declared = [units("inventory"), units("")];
                 let grounds: Vec<_> = in_window
                     .iter()
@@ -509,7 +535,7 @@ mod tests {
                     })
                     .map(|(_, e)| (lowered(&e.2), e.1.as_deref().map(units)))
                     .collect();
-                assert_eq!(shown(&mut corpus.grounds(&declared), true), grounds);
+                assert_eq!(shown_with_producers(&mut corpus.grounds(&declared)), grounds);
                 assert_eq!(corpus.len(), model.entries.len());
                 assert_eq!(corpus.window_len(), in_window.len());
                 for name in names {
