@@ -1,7 +1,7 @@
 //! The family's shared typings (dispositions, seams, findings and their
 //! witnesses) and the one place a core finding becomes a JavaScript object.
 
-use super::js::{Handle, Js, Keys};
+use super::js::{Handle, Js};
 use crate::finding::{
     Assertion as CoreAssertion, ContextError as CoreContextError, SubjectRef as CoreSubject,
 };
@@ -137,24 +137,17 @@ pub struct ContextError {
 /// message`, and for each witness `subject, predicate, value, epoch,
 /// stratum, provenance`.
 pub(super) fn findings_to_js(js: Js, findings: &[CoreContextError]) -> Result<Handle> {
-    let mut shared =
-        Shared { js, keys: Keys::default(), subjects: Vec::new(), strings: Vec::new(), words: Vec::new() };
+    let mut shared = Shared { js, subjects: Vec::new() };
     let made = findings.iter().map(|finding| shared.finding(finding)).collect::<Result<Vec<_>>>()?;
     js.array(&made)
 }
 
-/// Building objects is most of a small call's cost, so a value that repeats
-/// within one answer is made once: each subject (which a finding's
-/// `subjects` and its witnesses share as one object, as a reused object
-/// literal would be in JavaScript), and the short strings that recur (kinds,
-/// seams, the stratum, paths). Nothing outlives the answer.
+/// Builds one answer's findings. A subject is made once per answer and
+/// shared by the finding's `subjects` and its witnesses, as one object
+/// literal reused in JavaScript would be. Nothing outlives the answer.
 struct Shared<'f> {
     js: Js,
-    keys: Keys,
     subjects: Vec<(&'f CoreSubject, Handle)>,
-    strings: Vec<(&'f [u16], Handle)>,
-    /// The fixed words: kinds, seams, the stratum.
-    words: Vec<(&'static str, Handle)>,
 }
 
 impl<'f> Shared<'f> {
@@ -163,44 +156,22 @@ impl<'f> Shared<'f> {
             return Ok(*made);
         }
         let js = self.js;
-        let made = js.object_keyed(
-            &mut self.keys,
-            &[(c"kind", js.str(subject.kind)?), (c"id", js.string(&subject.id)?)],
-        )?;
+        let made = js.object(&[(c"kind", js.str(subject.kind)?), (c"id", js.string(&subject.id)?)])?;
         self.subjects.push((subject, made));
-        Ok(made)
-    }
-
-    /// A string that may recur (a path, a predicate).
-    fn string(&mut self, units: &'f [u16]) -> Result<Handle> {
-        if let Some((_, made)) = self.strings.iter().find(|(known, _)| *known == units) {
-            return Ok(*made);
-        }
-        let made = self.js.string(units)?;
-        self.strings.push((units, made));
-        Ok(made)
-    }
-
-    fn word(&mut self, word: &'static str) -> Result<Handle> {
-        if let Some((_, made)) = self.words.iter().find(|(known, _)| *known == word) {
-            return Ok(*made);
-        }
-        let made = self.js.str(word)?;
-        self.words.push((word, made));
         Ok(made)
     }
 
     fn finding(&mut self, finding: &'f CoreContextError) -> Result<Handle> {
         let js = self.js;
         let epoch = js.number(finding.epoch)?;
-        let stratum = self.word(CoreAssertion::STRATUM)?;
+        let stratum = js.str(CoreAssertion::STRATUM)?;
         let witnesses = finding
             .witnesses
             .iter()
             .map(|witness| {
                 let properties = [
                     (c"subject", self.subject(&witness.subject)?),
-                    (c"predicate", self.string(&witness.predicate)?),
+                    (c"predicate", js.string(&witness.predicate)?),
                     (c"value", js.string(&witness.value)?),
                     // The core stamps every witness with its finding's epoch.
                     (
@@ -214,18 +185,18 @@ impl<'f> Shared<'f> {
                     (c"stratum", stratum),
                     (c"provenance", js.string(&witness.provenance)?),
                 ];
-                js.object_keyed(&mut self.keys, &properties)
+                js.object(&properties)
             })
             .collect::<Result<Vec<_>>>()?;
         let subjects =
             finding.subjects.iter().map(|subject| self.subject(subject)).collect::<Result<Vec<_>>>()?;
         let mut properties = vec![
-            (c"kind", self.word(finding.kind)?),
-            (c"seam", self.word(finding.seam.as_str())?),
+            (c"kind", js.str(finding.kind)?),
+            (c"seam", js.str(finding.seam.as_str())?),
             (c"subjects", js.array(&subjects)?),
         ];
         if let Some(predicate) = &finding.predicate {
-            properties.push((c"predicate", self.string(predicate)?));
+            properties.push((c"predicate", js.string(predicate)?));
         }
         properties.push((c"witnesses", js.array(&witnesses)?));
         properties.push((c"epoch", epoch));
@@ -233,6 +204,6 @@ impl<'f> Shared<'f> {
             properties.push((c"advisory", js.boolean(true)?));
         }
         properties.push((c"message", js.string(&finding.message)?));
-        js.object_keyed(&mut self.keys, &properties)
+        js.object(&properties)
     }
 }

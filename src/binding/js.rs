@@ -297,34 +297,17 @@ impl Js {
 /// report; each is a plain data property, as an object literal's would be.
 impl Js {
     pub fn object(&self, properties: &[(&CStr, Handle)]) -> Result<Handle> {
-        self.define(properties.iter().map(|(name, value)| (name.as_ptr(), ptr::null_mut(), *value)))
-    }
-
-    /// [`Self::object`] with its property names made once per answer in
-    /// `keys`: V8 then finds each name by the handle, instead of decoding
-    /// and interning its UTF-8 for every object built.
-    pub fn object_keyed(&self, keys: &mut Keys, properties: &[(&'static CStr, Handle)]) -> Result<Handle> {
-        let mut named = Vec::with_capacity(properties.len());
-        for (name, value) in properties {
-            named.push((ptr::null(), keys.key(*self, name)?, *value));
-        }
-        self.define(named.into_iter())
-    }
-
-    fn define(
-        &self,
-        properties: impl Iterator<Item = (*const std::ffi::c_char, Handle, Handle)>,
-    ) -> Result<Handle> {
         let mut object = ptr::null_mut();
         check_status!(unsafe { sys::napi_create_object(self.env, &mut object) })?;
         let descriptors: Vec<sys::napi_property_descriptor> = properties
-            .map(|(utf8name, name, value)| sys::napi_property_descriptor {
-                utf8name,
-                name,
+            .iter()
+            .map(|(name, value)| sys::napi_property_descriptor {
+                utf8name: name.as_ptr(),
+                name: ptr::null_mut(),
                 method: None,
                 getter: None,
                 setter: None,
-                value,
+                value: *value,
                 attributes: sys::PropertyAttributes::writable
                     | sys::PropertyAttributes::enumerable
                     | sys::PropertyAttributes::configurable,
@@ -384,26 +367,6 @@ impl Js {
     pub fn unknown<'env>(&self, value: Handle) -> napi::bindgen_prelude::Unknown<'env> {
         // SAFETY: `value` was created in this env during the current call.
         unsafe { napi::bindgen_prelude::Unknown::from_raw_unchecked(self.env, value) }
-    }
-}
-
-/// The property names of one answer's objects, each made the first time an
-/// object of that answer needs it. It lives for one call.
-#[derive(Default)]
-pub struct Keys(Vec<(&'static CStr, Handle)>);
-
-impl Keys {
-    fn key(&mut self, js: Js, name: &'static CStr) -> Result<Handle> {
-        if let Some((_, key)) = self.0.iter().find(|(known, _)| std::ptr::eq(*known, name)) {
-            return Ok(*key);
-        }
-        let bytes = name.to_bytes();
-        let mut key = ptr::null_mut();
-        check_status!(unsafe {
-            sys::napi_create_string_utf8(js.env, bytes.as_ptr().cast(), bytes.len() as isize, &mut key)
-        })?;
-        self.0.push((name, key));
-        Ok(key)
     }
 }
 
