@@ -173,15 +173,7 @@ impl<'f> Shared<'f> {
                     (c"subject", self.subject(&witness.subject)?),
                     (c"predicate", js.string(&witness.predicate)?),
                     (c"value", js.string(&witness.value)?),
-                    // The core stamps every witness with its finding's epoch.
-                    (
-                        c"epoch",
-                        if witness.epoch.to_bits() == finding.epoch.to_bits() {
-                            epoch
-                        } else {
-                            js.number(witness.epoch)?
-                        },
-                    ),
+                    (c"epoch", js.number(witness.epoch)?),
                     (c"stratum", stratum),
                     (c"provenance", js.string(&witness.provenance)?),
                 ];
