@@ -1,0 +1,172 @@
+'use strict';
+// The guard as an AI SDK language-model middleware (6 and 7). It only
+// translates: the prompt's messages, the tools on offer and the answer's tool
+// calls into the guard core's terms (../guard/core.cjs). It hands the model
+// and the caller everything exactly as it came, and needs nothing from `ai`
+// at run time.
+
+const { Guard } = require('../guard/core.cjs');
+
+/** The text parts (and reasoning) of a message's content, one per line. */
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const part of content) {
+    if (part.type === 'text' || part.type === 'reasoning') text = text === '' ? part.text : `${text}\n${part.text}`;
+  }
+  return text;
+}
+
+/** What a tool-result part's output reads as, to the model. */
+function readOutput(output) {
+  switch (output?.type) {
+    case 'json':
+    case 'text':
+      return { value: output.value, error: false };
+    case 'error-json':
+    case 'error-text':
+      return { value: output.value, error: true };
+    case 'execution-denied':
+      return { value: output.reason ?? '', error: true };
+    case 'content':
+      // Text and media parts: the model reads the text; it is no rowset.
+      return { value: textOf(output.value), error: false };
+    default:
+      return { value: output?.value, error: false };
+  }
+}
+
+const resultEntry = (part) => ({ role: 'tool', toolName: part.toolName, toolCallId: part.toolCallId, ...readOutput(part.output) });
+
+/** Reads the AI SDK's prompt messages (`LanguageModelV3Prompt` and V4). */
+const promptMessages = {
+  keyOf(message) {
+    switch (message.role) {
+      case 'system':
+        return `system:${message.content}`;
+      case 'assistant':
+        for (const part of message.content) {
+          if (part.type === 'tool-call') return `call:${part.toolCallId}`;
+        }
+        return `assistant:${textOf(message.content)}`;
+      case 'tool':
+        for (const part of message.content) {
+          if (part.type === 'tool-result') return `result:${part.toolCallId}`;
+        }
+        return 'tool:';
+      default:
+        return `${message.role}:${textOf(message.content)}`;
+    }
+  },
+  entriesOf(message) {
+    switch (message.role) {
+      case 'system':
+        return [{ role: 'system', text: message.content }];
+      case 'user':
+        return [{ role: 'user', text: textOf(message.content) }];
+      case 'assistant': {
+        const calls = [];
+        const results = [];
+        for (const part of message.content) {
+          if (part.type === 'tool-call') calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          // A provider-executed tool's result sits in the assistant message.
+          else if (part.type === 'tool-result') results.push(resultEntry(part));
+        }
+        return [{ role: 'assistant', text: textOf(message.content), calls }, ...results];
+      }
+      case 'tool':
+        return message.content.filter((part) => part.type === 'tool-result').map(resultEntry);
+      default:
+        return [];
+    }
+  },
+};
+
+/** The function tools this call lets the model choose. */
+function offeredTools(params) {
+  const choice = params.toolChoice;
+  if (choice?.type === 'none') return [];
+  const tools = [];
+  for (const tool of params.tools ?? []) {
+    if (tool.type !== 'function') continue;
+    if (choice?.type === 'tool' && tool.name !== choice.toolName) continue;
+    tools.push({ name: tool.name, inputSchema: tool.inputSchema });
+  }
+  return tools;
+}
+
+/**
+ * A guard for one conversation at a time: `middleware` for
+ * `wrapLanguageModel`, the run's `findings` and its `ledger`.
+ */
+function createGuard(options) {
+  const guard = new Guard(options, 'createGuard');
+
+  /** The guard's side of a model call; its failure never reaches the run. */
+  const begin = (params) => {
+    try {
+      return guard.modelCall(params.prompt ?? [], promptMessages, offeredTools(params));
+    } catch (error) {
+      guard.fail(error);
+      return undefined;
+    }
+  };
+  const answered = (calls, epoch) => {
+    try {
+      guard.answered(calls, epoch);
+    } catch (error) {
+      guard.fail(error);
+    }
+  };
+
+  const middleware = {
+    specificationVersion: 'v3',
+    async wrapGenerate({ doGenerate, params }) {
+      const epoch = begin(params);
+      const result = await doGenerate();
+      if (epoch !== undefined) answered((result.content ?? []).filter((part) => part.type === 'tool-call'), epoch);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const epoch = begin(params);
+      const response = await doStream();
+      if (epoch === undefined) return response;
+      // The answer's calls are judged together, when the answer is whole:
+      // at its finish part, or when the stream ends without one.
+      const calls = [];
+      let judged = false;
+      const judge = () => {
+        if (judged) return;
+        judged = true;
+        answered(calls, epoch);
+      };
+      const watch = new TransformStream({
+        transform(part, controller) {
+          if (part.type === 'tool-call') calls.push(part);
+          else if (part.type === 'finish') judge();
+          controller.enqueue(part);
+        },
+        flush: judge,
+      });
+      return { ...response, stream: response.stream.pipeThrough(watch) };
+    },
+  };
+
+  return {
+    middleware,
+    /** The run's findings so far, one per identity, in filing order (a copy). */
+    get findings() {
+      return guard.findings.slice();
+    },
+    /** The run's ledger: one row per check. */
+    get ledger() {
+      return guard.ledger;
+    },
+    /** Ends the run: the next model call starts a new one, with a new ledger. */
+    newRun() {
+      guard.startRun();
+    },
+  };
+}
+
+exports.createGuard = createGuard;

@@ -1,0 +1,340 @@
+'use strict';
+// The guard: seamguard's three checks inside an agent framework's own loop,
+// for one conversation at a time. It knows no framework. An adapter hands it,
+// at every model call, the prompt as the framework's own messages (with a
+// translator that reads them) and the tools on offer; and, when the answer
+// arrives, the answer's tool calls. The guard keeps one RunCorpus in step
+// with the prompts, judges each seam, files findings and keeps the run's
+// ledger. An adapter decides nothing of this; it only translates.
+//
+// What the guard never does: change what the model or a tool sees, or throw
+// into the user's run. A check that cannot be made is an `unreachable` note
+// and an error handed to `onError`.
+
+const native = require('../../index.js');
+const { beginIntegrityRun, contextErrorIdentity } = require('../accounting.cjs');
+const { declaredEnumValuesOf } = require('../enums.cjs');
+const { searchableText } = require('./text.cjs');
+
+const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture'];
+
+const describe = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+const isRecord = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Reads and checks a guard's options once, when the guard is made. Every
+ * mistake is a TypeError that names the option, prefixed with `who`.
+ */
+function readOptions(options, who) {
+  if (options === undefined) options = {};
+  if (!isRecord(options)) throw new TypeError(`${who}: options must be an object (got ${describe(options)})`);
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) {
+      throw new TypeError(`${who}: unknown option ${JSON.stringify(key)} (known: ${OPTION_KEYS.join(', ')})`);
+    }
+  }
+  const grounds = new Map();
+  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod' } = options;
+  if (!isRecord(argumentsFrom)) {
+    throw new TypeError(`${who}: options.argumentsFrom must be an object of tool name to tool names (got ${describe(argumentsFrom)})`);
+  }
+  for (const [tool, from] of Object.entries(argumentsFrom)) {
+    if (!Array.isArray(from) || !from.every((name) => typeof name === 'string')) {
+      throw new TypeError(`${who}: options.argumentsFrom[${JSON.stringify(tool)}] must be an array of tool names`);
+    }
+    // A tool that declares no ground is not armed: nothing grounds it.
+    if (from.length > 0) grounds.set(tool, Object.freeze([...from]));
+  }
+  if (!isRecord(readResult)) {
+    throw new TypeError(`${who}: options.readResult must be an object of tool name to function (got ${describe(readResult)})`);
+  }
+  const readers = new Map();
+  for (const [tool, reader] of Object.entries(readResult)) {
+    if (typeof reader !== 'function') {
+      throw new TypeError(`${who}: options.readResult[${JSON.stringify(tool)}] must be a function (got ${describe(reader)})`);
+    }
+    readers.set(tool, reader);
+  }
+  if (onFinding !== undefined && typeof onFinding !== 'function') {
+    throw new TypeError(`${who}: options.onFinding must be a function (got ${describe(onFinding)})`);
+  }
+  if (onError !== undefined && typeof onError !== 'function') {
+    throw new TypeError(`${who}: options.onError must be a function (got ${describe(onError)})`);
+  }
+  if (posture !== 'dev' && posture !== 'prod') {
+    throw new TypeError(`${who}: options.posture must be 'dev' or 'prod' (got ${JSON.stringify(posture) ?? describe(posture)})`);
+  }
+  return { grounds, readers, onFinding, onError, posture };
+}
+
+/**
+ * The default reading of a tool result, as EMPTY_LOOKUP.md reads one: an
+ * array is a rowset, agentfootprint's absence envelope is an absence, and any
+ * other shape is bespoke (no reading, so `not-applicable`).
+ */
+function defaultReading(value) {
+  if (Array.isArray(value)) return native.readLookupResult(value, false);
+  if (isRecord(value) && value.af_absent === true && Array.isArray(value.checked) && value.checked.length > 0) {
+    return native.readLookupResult(value, true);
+  }
+  return undefined;
+}
+
+/**
+ * A guard for one conversation at a time.
+ *
+ * The translator an adapter passes to `modelCall` reads its framework's
+ * messages:
+ * - `keyOf(message)`: a string that names the message across model calls
+ *   (the framework rebuilds its message objects, so identity will not do).
+ *   It must be cheap: it is asked for every message of every prompt.
+ * - `entriesOf(message)`: what the message holds, asked once, when it first
+ *   appears: an array of `{ role: 'system' | 'user', text }`,
+ *   `{ role: 'assistant', text, calls: [{ toolCallId, toolName, input }] }`
+ *   (input decoded) and `{ role: 'tool', toolName, toolCallId, value, error }`
+ *   (value as the model reads it).
+ */
+class Guard {
+  constructor(options, who) {
+    const { grounds, readers, onFinding, onError, posture } = readOptions(options, who);
+    this.who = who;
+    this.grounds = grounds;
+    this.readers = readers;
+    this.onFinding = onFinding;
+    this.onError = onError;
+    this.posture = posture;
+    this.warned = false;
+    this.corpus = new native.RunCorpus();
+    this.startRun();
+  }
+
+  /** Forgets the run so far: the next model call starts a new one. */
+  startRun() {
+    this.corpus.clear();
+    const armed = this.grounds.size > 0;
+    this.ledger = beginIntegrityRun({
+      armed: { 'empty-lookup': armed, 'unsupported-argument': armed, 'dangling-reference': armed },
+      posture: this.posture,
+    });
+    this.findings = [];
+    this.identities = new Set();
+    // message key -> { ids, pass }: the messages of the run still in its window.
+    this.records = new Map();
+    // tool call id -> { toolName, input }: the calls the run has shown.
+    this.calls = new Map();
+    this.pass = 0;
+    this.epoch = -1;
+  }
+
+  /**
+   * One model call: brings the corpus in step with `messages`, judges the
+   * write seam for each armed result the model is about to read and the
+   * compose seam for the armed tools on offer. Returns the call's `epoch`,
+   * to hand to `answered` with the answer's tool calls.
+   *
+   * @param messages the prompt, in the framework's own message objects.
+   * @param translator reads them (see the class comment).
+   * @param offered the tools on offer: `[{ name, inputSchema }]`.
+   */
+  modelCall(messages, translator, offered) {
+    const fresh = this.sync(messages, translator);
+    const epoch = this.epoch;
+    this.offered = offered;
+    for (const message of fresh) this.pushMessage(message, translator, epoch);
+    if (this.grounds.size > 0) this.judgeCompose(offered, epoch);
+    return epoch;
+  }
+
+  /**
+   * The answer of the model call numbered `epoch` arrived with these tool
+   * calls (`[{ toolCallId, toolName, input }]`, input as JSON text or decoded):
+   * judges the choice seam against the frame that call was given.
+   */
+  answered(calls, epoch) {
+    if (this.grounds.size === 0 || epoch !== this.epoch) return;
+    const choices = [];
+    let unreadable;
+    for (const call of calls) {
+      const from = this.grounds.get(call.toolName);
+      if (from === undefined) continue;
+      try {
+        choices.push({
+          toolName: call.toolName,
+          toolCallId: call.toolCallId,
+          args: typeof call.input === 'string' ? JSON.parse(call.input) : call.input,
+          argumentsFrom: from,
+          declaredEnums: declaredEnumValuesOf(this.schemaOf(call.toolName)),
+        });
+      } catch (error) {
+        unreadable ??= new TypeError(`${this.who}: the input of tool call ${JSON.stringify(call.toolCallId)} to ${call.toolName} could not be read: ${error?.message ?? error}`);
+      }
+    }
+    this.encounter('unsupported-argument', 'choice', epoch, () => {
+      if (unreadable !== undefined) throw unreadable;
+      return this.corpus.unsupportedArgumentsOf(choices, {}, epoch);
+    });
+  }
+
+  /** The offered tool's input schema, if the model call listed it. */
+  schemaOf(toolName) {
+    return this.offered?.find((tool) => tool.name === toolName)?.inputSchema;
+  }
+
+  /**
+   * Matches the prompt's messages against the run's, evicts what the prompt
+   * dropped and returns the messages it adds, in order. A prompt that shares
+   * no message but system messages with the run starts a new run.
+   */
+  sync(messages, translator) {
+    const pass = ++this.pass;
+    const fresh = [];
+    let continued = false;
+    for (const message of messages) {
+      const key = translator.keyOf(message);
+      let record = this.records.get(key);
+      // Two messages with the same key in one prompt (two "ok"s from the
+      // user) are told apart by their order: the second is `key` numbered 2.
+      for (let n = 2; record !== undefined && record.pass === pass; n++) {
+        record = this.records.get(`${key}\u0000${n}`);
+      }
+      if (record === undefined) {
+        fresh.push(message);
+      } else {
+        record.pass = pass;
+        if (!record.system) continued = true;
+      }
+    }
+    if (this.records.size > 0 && !continued) {
+      this.startRun();
+      this.pass = pass;
+      this.epoch = 0;
+      return [...messages];
+    }
+    this.epoch += 1;
+    const dropped = [];
+    for (const [key, record] of this.records) {
+      if (record.pass === pass) continue;
+      for (const id of record.ids) dropped.push(id);
+      this.records.delete(key);
+    }
+    if (dropped.length > 0) this.corpus.evict(dropped);
+    return fresh;
+  }
+
+  /** Pushes one message that just appeared; an armed result is judged first. */
+  pushMessage(message, translator, epoch) {
+    const ids = [];
+    let system = true;
+    for (const entry of translator.entriesOf(message)) {
+      if (entry.role !== 'system') system = false;
+      if (entry.role === 'tool') {
+        if (this.grounds.has(entry.toolName)) this.judgeWrite(entry, epoch);
+        ids.push(this.corpus.push({ role: 'tool', toolName: entry.toolName, text: searchableText(entry.value) }));
+      } else if (entry.role === 'assistant') {
+        let text = entry.text;
+        for (const call of entry.calls) {
+          this.calls.set(call.toolCallId, call);
+          text += `\n${searchableText(call.input)}`;
+        }
+        ids.push(this.corpus.push({ role: 'assistant', text }));
+      } else {
+        ids.push(this.corpus.push({ role: entry.role, text: entry.text }));
+      }
+    }
+    this.records.set(this.freeKey(translator.keyOf(message)), { ids, pass: this.pass, system });
+  }
+
+  /** `key`, or the first numbered `key` the run does not hold yet. */
+  freeKey(key) {
+    if (!this.records.has(key)) return key;
+    let n = 2;
+    while (this.records.has(`${key}\u0000${n}`)) n++;
+    return `${key}\u0000${n}`;
+  }
+
+  /** The write seam: an armed tool's result, before the model reads it. */
+  judgeWrite(entry, epoch) {
+    this.encounter('empty-lookup', 'write', epoch, () => {
+      const call = this.calls.get(entry.toolCallId);
+      if (call === undefined) {
+        // The window kept the result but not the call that asked for it:
+        // there are no arguments to judge.
+        return { findings: [], disposition: 'unreachable' };
+      }
+      const reader = this.readers.get(entry.toolName);
+      const reading = entry.error ? undefined : reader !== undefined ? reader(entry.value) : defaultReading(entry.value);
+      return this.corpus.emptyLookupOf(
+        {
+          toolName: entry.toolName,
+          toolCallId: entry.toolCallId,
+          args: call.input,
+          argumentsFrom: this.grounds.get(entry.toolName),
+          reading,
+        },
+        epoch,
+      );
+    });
+  }
+
+  /** The compose seam: the armed tools this model call offers. */
+  judgeCompose(offered, epoch) {
+    const served = [];
+    for (const tool of offered) {
+      const from = this.grounds.get(tool.name);
+      if (from !== undefined) served.push({ name: tool.name, argumentsFrom: from });
+    }
+    this.encounter('dangling-reference', 'compose', epoch, () => this.corpus.danglingReferencesOf(served, epoch));
+  }
+
+  /**
+   * Runs one check, files its findings and notes its disposition. Whatever
+   * throws on the way (a check refusing an input, a user's `readResult` or
+   * `onFinding`) makes the encounter `unreachable` and goes to `onError`.
+   */
+  encounter(check, seam, epoch, judge) {
+    let disposition;
+    try {
+      const answer = judge();
+      disposition = answer.disposition;
+      this.file(answer.findings);
+    } catch (error) {
+      disposition = 'unreachable';
+      this.report(error);
+    }
+    this.ledger.note(check, seam, disposition, epoch);
+  }
+
+  /** Keeps the first finding of each identity, the epoch left out, and tells `onFinding`. */
+  file(findings) {
+    for (const finding of findings) {
+      const identity = contextErrorIdentity({ ...finding, epoch: undefined });
+      if (this.identities.has(identity)) continue;
+      this.identities.add(identity);
+      this.findings.push(finding);
+      if (this.onFinding !== undefined) this.onFinding(finding);
+    }
+  }
+
+  /** Hands an error to `onError`, or says it once on the console. */
+  report(error) {
+    if (this.onError !== undefined) {
+      try {
+        this.onError(error);
+      } catch {
+        // An onError that throws has nowhere left to report to; the run goes on.
+      }
+      return;
+    }
+    if (this.warned) return;
+    this.warned = true;
+    console.warn(`seamguard: a check could not be made and was noted unreachable (pass onError to see each): ${error?.stack ?? error}`);
+  }
+
+  /** The guard's own error, outside any check: reported, never thrown. */
+  fail(error) {
+    this.report(error);
+  }
+}
+
+exports.Guard = Guard;
+exports.defaultReading = defaultReading;

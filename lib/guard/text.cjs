@@ -1,0 +1,69 @@
+'use strict';
+// What a tool result or a tool call's input reads as, for the run corpus.
+//
+// A model reads structured output as JSON text, where `C:\share` is written
+// `C:\\share` and `Zoë "quoted"` may be `Zo\u00eb \"quoted\"`; the value it
+// copies into its next call is the decoded one. Searched as JSON text alone,
+// such a value would never be found, so a grounding would read as none. So
+// the text is the JSON text followed by every string (key or value) whose
+// JSON form differs from what it reads: one per line. A string result that
+// is itself JSON text is read both ways too.
+
+// A string whose every unit is printable ASCII other than `"` and `\` reads
+// the same in any JSON text: it needs no decoded copy.
+const NEEDS_DECODED_COPY = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+
+// Only text that opens like a JSON object, array or string is tried as JSON:
+// a number or a word is searched as it is.
+const OPENS_LIKE_JSON = /^\s*[[{"]/;
+
+/** Appends, one per line, the strings of `value` that JSON text would escape. */
+function decodedStrings(value, out) {
+  if (typeof value === 'string') {
+    if (NEEDS_DECODED_COPY.test(value)) out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const element of value) decodedStrings(element, out);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, element] of Object.entries(value)) {
+      if (NEEDS_DECODED_COPY.test(key)) out.push(key);
+      decodedStrings(element, out);
+    }
+  }
+}
+
+/**
+ * The text a value is searched as: a string as it is (and, when it parses as
+ * JSON, the strings inside it decoded), anything else as its JSON text and
+ * its decoded strings. `undefined`, a function or a symbol reads as nothing.
+ */
+function searchableText(value) {
+  let json;
+  let text;
+  if (typeof value === 'string') {
+    text = value;
+    if (OPENS_LIKE_JSON.test(value)) {
+      try {
+        json = JSON.parse(value);
+      } catch {
+        return text;
+      }
+    } else {
+      return text;
+    }
+  } else {
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      // A value JSON cannot write (a cycle, a BigInt) never reached a model
+      // as JSON: there is no text to search.
+      return '';
+    }
+    if (text === undefined) return '';
+    json = value;
+  }
+  const strings = [];
+  decodedStrings(json, strings);
+  return strings.length === 0 ? text : `${text}\n${strings.join('\n')}`;
+}
+
+exports.searchableText = searchableText;
