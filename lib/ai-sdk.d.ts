@@ -1,5 +1,80 @@
 import type { LanguageModelMiddleware } from 'ai';
-import type { ScaffoldingFilter } from '../index.js';
+import type { ContextError, DispositionLedger, LookupResultReading, ScaffoldingFilter } from '../index.js';
+
+/** The options of `createGuard`. Each is checked when the guard is made. */
+export interface GuardOptions {
+  /**
+   * Arms the checks, per tool: the tools whose results ground its
+   * arguments, as agentfootprint declares them. A tool named here with at
+   * least one ground is armed at every seam; a tool not named is never
+   * judged (its results still ground others). No armed tool: every check's
+   * row says `not-applicable` once.
+   */
+  readonly argumentsFrom?: Readonly<Record<string, readonly string[]>> | undefined;
+  /**
+   * How to read an armed tool's result for the empty-lookup check, per
+   * tool, when the default does not fit. It receives the result as the
+   * prompt carries it (what the model reads, after any `toModelOutput`) and
+   * returns `readLookupResult(rows, declaredAbsence)`, or `undefined` for a
+   * result that is not a lookup answer. The default reads an array as a
+   * rowset, agentfootprint's absence envelope (`{ af_absent: true,
+   * checked: [...] }`) as an absence, and anything else as not a lookup.
+   */
+  readonly readResult?: Readonly<Record<string, (output: unknown) => LookupResultReading | undefined>> | undefined;
+  /** Called with each new finding (one per identity in a run) as it is filed. */
+  readonly onFinding?: ((finding: ContextError) => void) | undefined;
+  /**
+   * Called when a check could not be made (an input past the checks'
+   * limits, a `readResult` or `onFinding` that threw, a message the guard
+   * could not read). The run goes on and the encounter is `unreachable` in
+   * the ledger. Without it, the first such error is printed once with
+   * `console.warn`.
+   */
+  readonly onError?: ((error: unknown) => void) | undefined;
+  /**
+   * `'dev'` runs each check's canary at every run start, as
+   * `beginIntegrityRun` does; `'prod'` (the default) does not.
+   */
+  readonly posture?: 'dev' | 'prod' | undefined;
+}
+
+/** A guard over one conversation at a time. */
+export interface Guard {
+  /** For `wrapLanguageModel({ model, middleware: guard.middleware })`. */
+  readonly middleware: LanguageModelMiddleware;
+  /**
+   * The current run's findings, the first of each identity (epoch left
+   * out), in filing order. A new array at every read.
+   */
+  readonly findings: readonly ContextError[];
+  /** The current run's ledger: one row per check, every encounter noted. */
+  readonly ledger: DispositionLedger;
+  /** Ends the run here: the next model call starts a new one, with a new ledger. */
+  newRun(): void;
+}
+
+/**
+ * Arms seamguard's three checks inside the AI SDK's loop (`generateText`,
+ * `streamText`, `ToolLoopAgent`; AI SDK 6 and 7), from one declaration per
+ * tool:
+ *
+ * ```ts
+ * const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] } });
+ * const model = wrapLanguageModel({ model: base, middleware: guard.middleware });
+ * ```
+ *
+ * At every model call the middleware brings the run's corpus in step with
+ * the prompt (a new message is pushed once, a dropped one evicted; a
+ * prompt that shares no message but the system prompt with the run starts a
+ * new run), judges each armed result the model is about to read
+ * (empty-lookup) and the armed tools on offer (dangling-reference); when
+ * the answer arrives, it judges the armed calls in it against what that
+ * call was given (unsupported-argument). It never changes what the model or
+ * a tool sees and never throws into the run.
+ *
+ * @throws {TypeError} naming the option, when an option is malformed.
+ */
+export declare function createGuard(options?: GuardOptions): Guard;
 
 /** What `onRecover` is told about a round that deflected into markup. */
 export interface RecoverEvent {

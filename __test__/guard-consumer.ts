@@ -1,0 +1,51 @@
+// A TypeScript consumer of the guard, compiled against the AI SDK's own
+// types: ai 6 (tsconfig.ai-sdk.json) and ai 7 (tsconfig.ai-sdk7.json, which
+// maps `ai` to the ai-v7 dev dependency).
+import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
+import { readLookupResult, type ContextError } from 'seamguard';
+import { createGuard, type Guard, type GuardOptions } from 'seamguard/ai-sdk';
+
+declare const model: Parameters<typeof wrapLanguageModel>[0]['model'];
+
+const fabric_inventory = tool({
+  description: 'Lists the fabric devices',
+  inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }),
+  execute: async () => ({ devices: [{ wwpn: '20:00:00:25:b5:aa:00:1f', host: 'host-a' }] }),
+});
+const port_for_device = tool({
+  description: 'Finds the port a device is logged in to',
+  inputSchema: jsonSchema<{ wwpn: string }>({ type: 'object', properties: { wwpn: { type: 'string' } }, required: ['wwpn'] }),
+  execute: async ({ wwpn }) => ({ wwpn, matches: [] as string[] }),
+});
+
+const seen: ContextError[] = [];
+const guard: Guard = createGuard({
+  argumentsFrom: { port_for_device: ['fabric_inventory'] },
+  readResult: { port_for_device: (output) => readLookupResult((output as { matches: unknown }).matches, false) },
+  onFinding: (finding) => seen.push(finding),
+  onError: (error) => console.error(error),
+  posture: 'dev',
+});
+
+export async function triage(prompt: string): Promise<string> {
+  const { text } = await generateText({
+    model: wrapLanguageModel({ model, middleware: guard.middleware }),
+    tools: { fabric_inventory, port_for_device },
+    stopWhen: stepCountIs(8),
+    prompt,
+  });
+  const findings: readonly ContextError[] = guard.findings;
+  for (const row of guard.ledger.report()) console.log(row.check, row.checked, row.findings);
+  guard.ledger.assertAlive();
+  guard.newRun();
+  return `${text} (${findings.length})`;
+}
+
+const options: GuardOptions = { argumentsFrom: {} };
+void options;
+// @ts-expect-error a tool's grounds are a list of tool names
+createGuard({ argumentsFrom: { port_for_device: 'fabric_inventory' } });
+// @ts-expect-error posture is 'dev' or 'prod'
+createGuard({ posture: 'staging' });
+// @ts-expect-error findings are read, not written
+guard.findings = [];

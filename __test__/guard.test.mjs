@@ -1,0 +1,285 @@
+// The guard's promises beyond the field cases, through the AI SDK adapter
+// and AI SDK 6: options checked when the guard is made, never in the way of
+// the run, the run's record (new runs, windows, repeated messages), and the
+// text a tool result is searched as.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { readLookupResult } from 'seamguard';
+import { createGuard } from 'seamguard/ai-sdk';
+import { searchableText } from '../lib/guard/text.cjs';
+
+import { MODES, runAgent, scriptedModel, sdkMajors, toolOf } from './agents.mjs';
+
+const [sdk] = await sdkMajors();
+const { ai } = sdk;
+const WWPN = '20:00:00:25:b5:aa:00:1f';
+
+function tools({ lookup = async () => [] } = {}) {
+  return {
+    fabric_inventory: toolOf(ai, { description: 'Lists devices', execute: async () => ({ devices: [{ wwpn: WWPN, host: 'host-a' }] }) }),
+    port_for_device: toolOf(ai, { description: 'Port of a device', properties: { wwpn: { type: 'string' } }, execute: lookup }),
+  };
+}
+const TRIAGE = [
+  { calls: [{ toolName: 'fabric_inventory', input: {} }] },
+  { calls: [{ toolName: 'port_for_device', input: { wwpn: WWPN } }] },
+  { text: 'Not logged in.' },
+];
+const ARMED = { port_for_device: ['fabric_inventory'] };
+
+async function guarded(guard, script, { mode = 'generate', prompt = 'Go.', toolset = tools(), ...rest } = {}) {
+  const { model, prompts } = scriptedModel(sdk, script);
+  const text = await runAgent(sdk, mode, { model: ai.wrapLanguageModel({ model, middleware: guard.middleware }), tools: toolset, prompt, ...rest });
+  return { text, prompts };
+}
+const rows = (guard) => Object.fromEntries(guard.ledger.report().map((row) => [row.check, row]));
+
+describe('createGuard: options are checked when the guard is made', () => {
+  const cases = [
+    [42, /options must be an object \(got number\)/],
+    [[], /options must be an object \(got an array\)/],
+    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture\)/],
+    [{ argumentsFrom: ['x'] }, /options\.argumentsFrom must be an object/],
+    [{ argumentsFrom: { port_for_device: 'fabric_inventory' } }, /options\.argumentsFrom\["port_for_device"\] must be an array of tool names/],
+    [{ argumentsFrom: { a: ['b', 7] } }, /options\.argumentsFrom\["a"\]/],
+    [{ readResult: { a: 'rows' } }, /options\.readResult\["a"\] must be a function \(got string\)/],
+    [{ readResult: () => {} }, /options\.readResult must be an object/],
+    [{ onFinding: 'log' }, /options\.onFinding must be a function \(got string\)/],
+    [{ onError: null }, /options\.onError must be a function \(got null\)/],
+    [{ posture: 'staging' }, /options\.posture must be 'dev' or 'prod' \(got "staging"\)/],
+  ];
+  for (const [options, message] of cases) {
+    it(`refuses ${JSON.stringify(options)}`, () => {
+      assert.throws(() => createGuard(options), (error) => error instanceof TypeError && /^createGuard: /.test(error.message) && message.test(error.message));
+    });
+  }
+  it('takes no options at all: nothing is armed, and every row says so once', async () => {
+    const guard = createGuard();
+    await guarded(guard, TRIAGE);
+    assert.deepEqual(guard.findings, []);
+    assert.deepEqual(guard.ledger.report().map((row) => [row.check, row.notApplicable, row.checked]), [
+      ['empty-lookup', 1, 0],
+      ['unsupported-argument', 1, 0],
+      ['dangling-reference', 1, 0],
+    ]);
+  });
+  it("posture 'dev' runs each check's canary at the run's start", async () => {
+    const guard = createGuard({ argumentsFrom: ARMED, posture: 'dev' });
+    await guarded(guard, TRIAGE);
+    assert.deepEqual(guard.ledger.report().map((row) => row.synthetic), [1, 1, 1]);
+    guard.ledger.assertAlive({ workExisted: true });
+  });
+});
+
+describe('never in the way of the run', () => {
+  it('hands the model every prompt and the caller every answer exactly as without it', async () => {
+    for (const mode of MODES) {
+      const bare = scriptedModel(sdk, TRIAGE);
+      const bareText = await runAgent(sdk, mode, { model: bare.model, tools: tools(), prompt: 'Go.' });
+      const { text, prompts } = await guarded(createGuard({ argumentsFrom: ARMED }), TRIAGE, { mode });
+      assert.equal(text, bareText);
+      assert.deepEqual(prompts, bare.prompts);
+    }
+  });
+
+  it('a readResult that throws: the encounter is unreachable, onError has the error, the run goes on', async () => {
+    const errors = [];
+    const guard = createGuard({
+      argumentsFrom: ARMED,
+      readResult: { port_for_device: () => { throw new Error('reader broke'); } },
+      onError: (error) => errors.push(error),
+    });
+    const { text } = await guarded(guard, TRIAGE);
+    assert.equal(text, 'Not logged in.');
+    assert.deepEqual(errors.map((e) => e.message), ['reader broke']);
+    assert.equal(rows(guard)['empty-lookup'].unreachable, 1);
+    assert.deepEqual(guard.findings, []);
+  });
+
+  it('readResult reads a bespoke result: the lookup is judged by what it returns', async () => {
+    const guard = createGuard({
+      argumentsFrom: ARMED,
+      readResult: { port_for_device: (output) => readLookupResult(output.matches, false) },
+    });
+    await guarded(guard, TRIAGE, { toolset: tools({ lookup: async ({ wwpn }) => ({ wwpn, matches: [] }) }) });
+    assert.deepEqual(guard.findings.map((f) => f.kind), ['empty-lookup']);
+    // Without the reader the same result is no lookup the check can read.
+    const plain = createGuard({ argumentsFrom: ARMED });
+    await guarded(plain, TRIAGE, { toolset: tools({ lookup: async ({ wwpn }) => ({ wwpn, matches: [] }) }) });
+    assert.deepEqual(plain.findings, []);
+    assert.equal(rows(plain)['empty-lookup'].notApplicable, 1);
+  });
+
+  it('reads an absence envelope as an absence', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    await guarded(guard, TRIAGE, { toolset: tools({ lookup: async () => ({ af_absent: true, checked: ['fabric-a'] }) }) });
+    assert.match(guard.findings[0].message, /declared absence/);
+  });
+
+  it('an onFinding that throws: the finding is kept, the encounter unreachable, the run goes on', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onFinding: () => { throw new Error('logger down'); }, onError: (e) => errors.push(e) });
+    const { text } = await guarded(guard, TRIAGE);
+    assert.equal(text, 'Not logged in.');
+    assert.equal(guard.findings.length, 1);
+    assert.deepEqual(errors.map((e) => e.message), ['logger down']);
+    assert.equal(rows(guard)['empty-lookup'].unreachable, 1);
+  });
+
+  it('a call input past the checks\' limits is unreachable, reported, and the run goes on', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e) });
+    const huge = { wwpn: WWPN, batch: Array.from({ length: 1_000_001 }, () => 0) };
+    const { text } = await guarded(guard, [TRIAGE[0], { calls: [{ toolName: 'port_for_device', input: huge }] }, TRIAGE[2]]);
+    assert.equal(text, 'Not logged in.');
+    assert.ok(errors.length >= 1);
+    assert.ok(errors.every((e) => e instanceof Error));
+    assert.equal(rows(guard)['unsupported-argument'].unreachable, 1);
+  });
+
+  it('without onError, the first error is printed once on the console', async (t) => {
+    const warnings = [];
+    t.mock.method(console, 'warn', (...args) => warnings.push(args.join(' ')));
+    const guard = createGuard({ argumentsFrom: ARMED, readResult: { port_for_device: () => { throw new Error('reader broke'); } } });
+    await guarded(guard, TRIAGE);
+    await guarded(guard, TRIAGE, { prompt: 'Again, another conversation.' });
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /reader broke/);
+  });
+});
+
+describe("the run's record", () => {
+  it('a prompt that does not continue the run starts a new one: findings and ledger afresh, onFinding saw all', async () => {
+    const seen = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onFinding: (f) => seen.push(f) });
+    await guarded(guard, TRIAGE, { prompt: 'Where is host-a?', system: 'You triage SANs.' });
+    const first = guard.ledger;
+    assert.equal(guard.findings.length, 1);
+    // Another conversation, same system prompt: a new run.
+    await guarded(guard, [{ text: 'Hello.' }], { prompt: 'Something else entirely.', system: 'You triage SANs.' });
+    assert.notEqual(guard.ledger, first);
+    assert.deepEqual(guard.findings, []);
+    assert.equal(rows(guard)['dangling-reference'].notApplicable, 1);
+    assert.equal(seen.length, 1);
+  });
+
+  it('a conversation that goes on across requests stays one run', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    const { model } = scriptedModel(sdk, [...TRIAGE, { text: 'Still not.' }]);
+    const wrapped = ai.wrapLanguageModel({ model, middleware: guard.middleware });
+    const first = await ai.generateText({ model: wrapped, tools: tools(), stopWhen: ai.stepCountIs(8), prompt: 'Where is host-a?' });
+    const messages = [{ role: 'user', content: 'Where is host-a?' }, ...first.response.messages, { role: 'user', content: 'Sure?' }];
+    const ledger = guard.ledger;
+    await ai.generateText({ model: wrapped, tools: tools(), messages });
+    assert.equal(guard.ledger, ledger);
+    assert.equal(guard.findings.length, 1);
+    assert.equal(rows(guard)['unsupported-argument'].notApplicable, 3);
+  });
+
+  it('newRun() starts a new run at the next model call', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    await guarded(guard, TRIAGE);
+    guard.newRun();
+    assert.deepEqual(guard.findings, []);
+    assert.equal(rows(guard)['empty-lookup'].checked, 0);
+  });
+
+  it('a result dropped for one step and back in the next is evidence again (AI SDK 6 windows one step)', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    const dropInventory = (messages) =>
+      messages.filter((m) => !(Array.isArray(m.content) && m.content.some((p) => p.toolName === 'fabric_inventory')));
+    const { prompts } = await guarded(
+      guard,
+      [
+        { calls: [{ toolName: 'fabric_inventory', input: {} }] },
+        { calls: [{ toolName: 'port_for_device', input: { wwpn: 'nowhere-1234' } }] },
+        { calls: [{ toolName: 'port_for_device', input: { wwpn: WWPN } }] },
+        { text: 'Done.' },
+      ],
+      { prepareStep: ({ stepNumber, messages }) => (stepNumber === 2 ? { messages: dropInventory(messages) } : undefined) },
+    );
+    assert.ok(JSON.stringify(prompts[1]).includes('host-a') && !JSON.stringify(prompts[2]).includes('host-a'));
+    assert.ok(JSON.stringify(prompts[3]).includes('host-a'));
+    assert.deepEqual(guard.findings.map((f) => [f.kind, f.epoch]), [
+      ['unsupported-argument', 1],
+      ['dangling-reference', 2],
+      ['empty-lookup', 3],
+    ]);
+    // Step 3 saw the inventory again: the compose seam passed there. At
+    // step 2 the first lookup's empty answer had no producer in the window.
+    const { 'dangling-reference': compose, 'empty-lookup': write } = rows(guard);
+    assert.deepEqual([compose.notApplicable, compose.checked, compose.findings], [2, 2, 1]);
+    assert.deepEqual([write.unreachable, write.checked, write.findings], [1, 1, 1]);
+  });
+
+  it('a result the app filtered out before any prompt held it was never in the window: nothing dangles', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    await guarded(guard, [{ calls: [{ toolName: 'fabric_inventory', input: {} }] }, { text: 'Done.' }], {
+      prepareStep: ({ stepNumber, messages }) => (stepNumber === 1 ? { messages: messages.filter((m) => m.role === 'user') } : undefined),
+    });
+    assert.deepEqual(guard.findings, []);
+    assert.equal(rows(guard)['dangling-reference'].notApplicable, 2);
+  });
+
+  it('toolChoice none withholds every tool from the compose seam', async () => {
+    const script = [{ calls: [{ toolName: 'fabric_inventory', input: {} }] }, { text: 'Noted.', calls: [] }, { text: 'Done.' }];
+    const drop = (messages) => messages.filter((m) => !(Array.isArray(m.content) && m.content.some((p) => p.toolName === 'fabric_inventory')));
+    const run = async (toolChoice) => {
+      const guard = createGuard({ argumentsFrom: ARMED });
+      const { model } = scriptedModel(sdk, script);
+      const wrapped = ai.wrapLanguageModel({ model, middleware: guard.middleware });
+      const first = await ai.generateText({ model: wrapped, tools: tools(), stopWhen: ai.stepCountIs(2), prompt: 'Go.' });
+      const history = [{ role: 'user', content: 'Go.' }, ...first.response.messages, { role: 'user', content: 'And now?' }];
+      await ai.generateText({ model: wrapped, tools: tools(), toolChoice, messages: drop(history) });
+      return guard;
+    };
+    assert.deepEqual((await run('auto')).findings.map((f) => f.kind), ['dangling-reference']);
+    const none = await run('none');
+    assert.deepEqual(none.findings, []);
+    assert.equal(rows(none)['dangling-reference'].checked, 0);
+  });
+
+  it('repeated messages with the same text are told apart', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    const { model } = scriptedModel(sdk, [{ text: 'a' }, { text: 'b' }]);
+    const wrapped = ai.wrapLanguageModel({ model, middleware: guard.middleware });
+    const messages = [
+      { role: 'user', content: 'ok' },
+      { role: 'assistant', content: 'fine' },
+      { role: 'user', content: 'ok' },
+    ];
+    await ai.generateText({ model: wrapped, messages });
+    const ledger = guard.ledger;
+    // The first 'ok' goes; the second stays: the run goes on.
+    await ai.generateText({ model: wrapped, messages: messages.slice(1) });
+    assert.equal(guard.ledger, ledger);
+  });
+
+  it('guards per request keep concurrent conversations apart', async () => {
+    const [a, b] = [createGuard({ argumentsFrom: ARMED }), createGuard({ argumentsFrom: ARMED })];
+    await Promise.all([
+      guarded(a, TRIAGE, { prompt: 'Where is host-a?' }),
+      guarded(b, [{ text: 'Nothing to look up.' }], { prompt: 'Hi.' }),
+    ]);
+    assert.equal(a.findings.length, 1);
+    assert.equal(b.findings.length, 0);
+  });
+});
+
+describe('searchableText: what a result reads as', () => {
+  const cases = [
+    ['a plain string', 'FLEET: io-77', 'FLEET: io-77'],
+    ['a JSON value with no escapes', { host: 'host-a', port: 7 }, '{"host":"host-a","port":7}'],
+    ['a backslash, decoded on a line of its own', { path: 'C:\\share' }, '{"path":"C:\\\\share"}\nC:\\share'],
+    ['a quote', ['say "hi"'], '["say \\"hi\\""]\nsay "hi"'],
+    ['non-ASCII, which another writer may escape', { 'Zo\u00eb': '\u{1F4E6}' }, '{"Zo\u00eb":"\u{1F4E6}"}\nZo\u00eb\n\u{1F4E6}'],
+    ['a string that is JSON text', '{"path":"C:\\\\x"}', '{"path":"C:\\\\x"}\nC:\\x'],
+    ['a string that only looks like JSON', '[not json', '[not json'],
+    ['undefined', undefined, ''],
+    ['a cycle', (() => { const o = {}; o.o = o; return o; })(), ''],
+  ];
+  for (const [name, value, text] of cases) {
+    it(name, () => assert.equal(searchableText(value), text));
+  }
+});

@@ -1,0 +1,48 @@
+// `npm test`: every test of the project, in order, stopping at the first
+// that fails.
+//
+// 1. cargo test: the Rust core's own tests;
+// 2. the Node tests under the Node running this script, then under Node 22
+//    and 24 (installed from the npm registry into .runtimes/ the first time,
+//    see runtimes.mjs); the AI SDK 7 tests run only where `ai` 7 does, on
+//    Node 22 and later;
+// 3. the type tests: the package's own typings under `strict`, and a
+//    consumer of `seamguard/ai-sdk` against `ai` 6 and `ai` 7;
+// 4. the typings against the specification's surfaces.
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RUNTIMES, ensureRuntime } from './runtimes.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+const run = (command, args) => execFileSync(command, args, { cwd: root, stdio: 'inherit' });
+const step = (title) => console.log(`\n== ${title}`);
+
+const nodeTests = readdirSync(join(root, '__test__'))
+  .filter((name) => name.endsWith('.test.mjs'))
+  .sort()
+  .map((name) => join('__test__', name));
+
+step('cargo test');
+run('cargo', ['test', '--quiet']);
+
+step(`node --test, Node ${process.versions.node}`);
+run(process.execPath, ['--test', ...nodeTests]);
+for (const runtime of RUNTIMES) {
+  const node = ensureRuntime(runtime);
+  step(`node --test, Node ${runtime.version}`);
+  run(node, ['--test', ...nodeTests]);
+}
+
+step('type tests');
+const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
+for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json']) {
+  console.log(`tsc -p __test__/${project}`);
+  run(process.execPath, [tsc, '-p', join('__test__', project)]);
+}
+
+step('surfaces');
+run('bash', ['scripts/check-surface.sh', 'empty-lookup', 'filter', 'unsupported-argument', 'dangling-reference', 'ledger', 'run-corpus']);
