@@ -267,13 +267,40 @@ describe("the run's record", () => {
   });
 });
 
+describe('a text result that is JSON text written by another writer', () => {
+  it('grounds values it escaped as \\u sequences (as Python writes with ensure_ascii)', async () => {
+    const SHARE = { path: 'C:\\share\\host-a', label: 'Zo\u00eb "quoted" box', tag: '\u{1F4E6} crate-7' };
+    const asciiJson = JSON.stringify(SHARE).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    assert.ok(asciiJson.includes('\\u00eb') && !asciiJson.includes('\u00eb'));
+    const guard = createGuard({ argumentsFrom: { mount_share: ['list_shares'] } });
+    const toolset = {
+      list_shares: toolOf(ai, { description: 'Lists shares', execute: async () => asciiJson }),
+      mount_share: toolOf(ai, { description: 'Mounts', properties: { path: {}, label: {}, tag: {} }, execute: async () => [] }),
+    };
+    await guarded(guard, [
+      { calls: [{ toolName: 'list_shares', input: {} }] },
+      { calls: [{ toolName: 'mount_share', input: SHARE }] },
+      { text: 'Mounted.' },
+    ], { toolset });
+    // Each value was served: no unsupported argument, and the empty mount is
+    // an empty lookup of values the run produced.
+    assert.deepEqual(guard.findings.map((f) => [f.kind, f.predicate]), [
+      ['empty-lookup', 'path'],
+      ['empty-lookup', 'label'],
+      ['empty-lookup', 'tag'],
+    ]);
+  });
+});
+
 describe('searchableText: what a result reads as', () => {
   const cases = [
     ['a plain string', 'FLEET: io-77', 'FLEET: io-77'],
     ['a JSON value with no escapes', { host: 'host-a', port: 7 }, '{"host":"host-a","port":7}'],
     ['a backslash, decoded on a line of its own', { path: 'C:\\share' }, '{"path":"C:\\\\share"}\nC:\\share'],
     ['a quote', ['say "hi"'], '["say \\"hi\\""]\nsay "hi"'],
-    ['non-ASCII, which another writer may escape', { 'Zo\u00eb': '\u{1F4E6}' }, '{"Zo\u00eb":"\u{1F4E6}"}\nZo\u00eb\n\u{1F4E6}'],
+    ['non-ASCII, which JSON.stringify writes as it is', { 'Zo\u00eb': '\u{1F4E6}' }, '{"Zo\u00eb":"\u{1F4E6}"}'],
+    ['non-ASCII in JSON text that another writer escaped', '{"Zo\\u00eb":"\\ud83d\\udce6"}', '{"Zo\\u00eb":"\\ud83d\\udce6"}\nZo\u00eb\n\u{1F4E6}'],
+    ['non-ASCII beside an escape', { name: 'Zo\u00eb "Z"' }, '{"name":"Zo\u00eb \\"Z\\""}\nZo\u00eb "Z"'],
     ['a string that is JSON text', '{"path":"C:\\\\x"}', '{"path":"C:\\\\x"}\nC:\\x'],
     ['a string that only looks like JSON', '[not json', '[not json'],
     ['undefined', undefined, ''],

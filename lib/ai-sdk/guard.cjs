@@ -36,26 +36,34 @@ function readOutput(output) {
   }
 }
 
+/** The call id of the first part of this type, if any. */
+function firstCallId(content, type) {
+  for (const part of content) {
+    if (part.type === type) return part.toolCallId;
+  }
+  return undefined;
+}
+
 const resultEntry = (part) => ({ role: 'tool', toolName: part.toolName, toolCallId: part.toolCallId, ...readOutput(part.output) });
 
 /** Reads the AI SDK's prompt messages (`LanguageModelV3Prompt` and V4). */
 const promptMessages = {
+  roleOf(message) {
+    // An assistant message that calls tools is named by its first call's
+    // id, and so is the tool message that answers it: two names apart.
+    if (message.role === 'assistant' && firstCallId(message.content, 'tool-call') !== undefined) return 'calls';
+    return message.role;
+  },
   keyOf(message) {
     switch (message.role) {
       case 'system':
-        return `system:${message.content}`;
+        return message.content;
       case 'assistant':
-        for (const part of message.content) {
-          if (part.type === 'tool-call') return `call:${part.toolCallId}`;
-        }
-        return `assistant:${textOf(message.content)}`;
+        return firstCallId(message.content, 'tool-call') ?? textOf(message.content);
       case 'tool':
-        for (const part of message.content) {
-          if (part.type === 'tool-result') return `result:${part.toolCallId}`;
-        }
-        return 'tool:';
+        return firstCallId(message.content, 'tool-result') ?? '';
       default:
-        return `${message.role}:${textOf(message.content)}`;
+        return textOf(message.content);
     }
   },
   entriesOf(message) {

@@ -85,9 +85,11 @@ function defaultReading(value) {
  *
  * The translator an adapter passes to `modelCall` reads its framework's
  * messages:
- * - `keyOf(message)`: a string that names the message across model calls
- *   (the framework rebuilds its message objects, so identity will not do).
- *   It must be cheap: it is asked for every message of every prompt.
+ * - `roleOf(message)` and `keyOf(message)`: together they name the message
+ *   across model calls (the framework rebuilds its message objects, so
+ *   identity will not do): a key is unique among its role's messages, a
+ *   call id or the text. They are asked for every message of every prompt,
+ *   so they must be cheap: a property read, never a string built.
  * - `entriesOf(message)`: what the message holds, asked once, when it first
  *   appears: an array of `{ role: 'system' | 'user', text }`,
  *   `{ role: 'assistant', text, calls: [{ toolCallId, toolName, input }] }`
@@ -118,8 +120,10 @@ class Guard {
     });
     this.findings = [];
     this.identities = new Set();
-    // message key -> { ids, pass }: the messages of the run still in its window.
+    // role -> message key -> { ids, pass, system }: the messages of the run
+    // still in its window.
     this.records = new Map();
+    this.recordCount = 0;
     // tool call id -> { toolName, input }: the calls the run has shown.
     this.calls = new Map();
     this.pass = 0;
@@ -184,41 +188,64 @@ class Guard {
    * Matches the prompt's messages against the run's, evicts what the prompt
    * dropped and returns the messages it adds, in order. A prompt that shares
    * no message but system messages with the run starts a new run.
+   *
+   * This is the one part of a model call that reads every message of the
+   * prompt, so it only asks each for its role and key, and looks the key up
+   * in that role's map: no string is built, and a key string the framework
+   * hands again at every call keeps the hash V8 cached for it.
    */
   sync(messages, translator) {
     const pass = ++this.pass;
     const fresh = [];
     let continued = false;
+    let matched = 0;
     for (const message of messages) {
+      const records = this.recordsOf(translator.roleOf(message));
       const key = translator.keyOf(message);
-      let record = this.records.get(key);
+      let record = records.get(key);
       // Two messages with the same key in one prompt (two "ok"s from the
       // user) are told apart by their order: the second is `key` numbered 2.
       for (let n = 2; record !== undefined && record.pass === pass; n++) {
-        record = this.records.get(`${key}\u0000${n}`);
+        record = records.get(`${key}\u0000${n}`);
       }
       if (record === undefined) {
         fresh.push(message);
       } else {
         record.pass = pass;
+        matched += 1;
         if (!record.system) continued = true;
       }
     }
-    if (this.records.size > 0 && !continued) {
+    if (this.recordCount > 0 && !continued) {
       this.startRun();
       this.pass = pass;
       this.epoch = 0;
       return [...messages];
     }
     this.epoch += 1;
+    // Every message of the run is in this prompt: nothing to evict.
+    if (matched === this.recordCount) return fresh;
     const dropped = [];
-    for (const [key, record] of this.records) {
-      if (record.pass === pass) continue;
-      for (const id of record.ids) dropped.push(id);
-      this.records.delete(key);
+    for (const records of this.records.values()) {
+      for (const [key, record] of records) {
+        if (record.pass === pass) continue;
+        for (const id of record.ids) dropped.push(id);
+        records.delete(key);
+        this.recordCount -= 1;
+      }
     }
     if (dropped.length > 0) this.corpus.evict(dropped);
     return fresh;
+  }
+
+  /** The map of one role's messages, by key. */
+  recordsOf(role) {
+    let records = this.records.get(role);
+    if (records === undefined) {
+      records = new Map();
+      this.records.set(role, records);
+    }
+    return records;
   }
 
   /** Pushes one message that just appeared; an armed result is judged first. */
@@ -241,15 +268,12 @@ class Guard {
         ids.push(this.corpus.push({ role: entry.role, text: entry.text }));
       }
     }
-    this.records.set(this.freeKey(translator.keyOf(message)), { ids, pass: this.pass, system });
-  }
-
-  /** `key`, or the first numbered `key` the run does not hold yet. */
-  freeKey(key) {
-    if (!this.records.has(key)) return key;
-    let n = 2;
-    while (this.records.has(`${key}\u0000${n}`)) n++;
-    return `${key}\u0000${n}`;
+    const records = this.recordsOf(translator.roleOf(message));
+    let key = translator.keyOf(message);
+    // The first numbered key the run does not hold yet, as `sync` looks them up.
+    for (let n = 2; records.has(key); n++) key = `${translator.keyOf(message)}\u0000${n}`;
+    records.set(key, { ids, pass: this.pass, system });
+    this.recordCount += 1;
   }
 
   /** The write seam: an armed tool's result, before the model reads it. */

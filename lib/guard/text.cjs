@@ -6,8 +6,11 @@
 // copies into its next call is the decoded one. Searched as JSON text alone,
 // such a value would never be found, so a grounding would read as none. So
 // the text is the JSON text followed by every string (key or value) whose
-// JSON form differs from what it reads: one per line. A string result that
-// is itself JSON text is read both ways too.
+// JSON form may differ from what it reads: one per line. A string result
+// that is itself JSON text is read both ways too.
+//
+// Every escape in JSON text starts with a backslash, so a text without one
+// reads exactly as its strings do, and its strings are not walked at all.
 
 // A string whose every unit is printable ASCII other than `"` and `\` reads
 // the same in any JSON text: it needs no decoded copy.
@@ -61,6 +64,7 @@ function searchableText(value) {
     if (text === undefined) return '';
     json = value;
   }
+  if (!text.includes('\\')) return text;
   const strings = [];
   decodedStrings(json, strings);
   return strings.length === 0 ? text : `${text}\n${strings.join('\n')}`;
