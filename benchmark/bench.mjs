@@ -319,3 +319,27 @@ for (const workload of workloads) {
 }
 const measured = workloads.length - skipped;
 console.log(`\n${measured - missed} of ${measured} targets met${skipped > 0 ? `; ${skipped} row(s) skipped` : ''}.`);
+
+// ---- the guard in the AI SDK's loop ------------------------------------------
+
+if (only.length === 0 || only.some((word) => 'guard run'.includes(word))) {
+  const { guardRows, STEPS } = await import('./guard-run.mjs');
+  const GUARD_ROUNDS = Math.max(3, Math.ceil(ROUNDS / 2));
+  console.log(`\nThe guard in an AI SDK agent run of ${STEPS} steps (generateText, scripted mock model, one armed call of 3 arguments a step,`);
+  console.log(`tool results of 2-20 KB, no window): medians of ${GUARD_ROUNDS} alternating rounds; each guard's own time, the model's and the tools' left out.\n`);
+  const rows = await guardRows(GUARD_ROUNDS);
+  console.log('| guard | ms a step at 30 | at 300 | 300 / 30 | share of a step at 30 | at 300 | whole run ms | replayed: at 30 | at 300 | 300 / 30 |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const label = { seamguard: 'seamguard', javascript: 'the same checks in JavaScript', probe: 'fixed work (one 9 KB read a call)' };
+  const pct = (x) => `${(x * 100).toFixed(x < 0.01 ? 2 : 1)}%`;
+  for (const [name, row] of Object.entries(rows)) {
+    console.log(`| ${label[name]} | ${row.at30.toFixed(3)} | ${row.at300.toFixed(3)} | ${(row.at300 / row.at30).toFixed(2)} | ${pct(row.share30)} | ${pct(row.share300)} | ${ms(row.total)} | ${row.replay30.toFixed(3)} | ${row.replay300.toFixed(3)} | ${(row.replay300 / row.replay30).toFixed(2)} |`);
+  }
+  const whole = rows.javascript.total / rows.seamguard.total;
+  const growth = rows.seamguard.at300 / rows.seamguard.at30;
+  const replayed = rows.seamguard.replay300 / rows.seamguard.replay30;
+  const floor = rows.probe.at300 / rows.probe.at30;
+  console.log(`\nwhole run, JavaScript guard / seamguard: ${whole.toFixed(1)} (target ≥ 10: ${whole >= 10 ? 'met' : 'MISSED'})`);
+  console.log(`seamguard a step at 300 / at 30, through the SDK: ${growth.toFixed(2)} (target ≤ 1.5: ${growth <= 1.5 ? 'met' : 'MISSED'}); ` +
+    `replayed with no SDK around it: ${replayed.toFixed(2)} (${replayed <= 1.5 ? 'met' : 'MISSED'}); fixed work through the SDK: ${floor.toFixed(2)}`);
+}

@@ -208,3 +208,81 @@ export async function guardRun(workload, makeGuard) {
 
 export const seamguardGuard = () => createGuard({ argumentsFrom: ARMED });
 export const javascriptGuard = () => jsGuard({ argumentsFrom: ARMED });
+
+// ---- the rows ---------------------------------------------------------------
+
+/** A middleware of fixed work per call (one 9 KB string read): what the loop itself does to a constant cost. */
+export function constantProbe() {
+  const text = 'abc'.repeat(3000);
+  let sink = 0;
+  return {
+    middleware: {
+      specificationVersion: 'v3',
+      async wrapGenerate({ doGenerate }) {
+        for (let i = 0; i < text.length; i += 7) sink += text.charCodeAt(i);
+        return doGenerate();
+      },
+    },
+    get findings() { return sink < 0 ? [{}] : []; },
+  };
+}
+
+const median = (samples) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+// "At step 30" is the median of steps 21-40, "at step 300" of steps 281-300.
+const AT_30 = [20, 40];
+const AT_300 = [280, 300];
+const around = (perStep, [from, to]) => median(perStep.slice(from, to));
+
+/** The same findings from both guards: kind, tool, path, first witness and epoch. */
+const findingsKey = (findings) => JSON.stringify(findings.map((f) => [f.kind, f.subjects.map((s) => s.id), f.predicate, f.witnesses[0].value, f.epoch]));
+
+/**
+ * The guard rows: `rounds` runs of each guard through generateText,
+ * alternating, and the same model calls replayed to each guard with no SDK
+ * around it. Per guard, the medians over rounds of: its time per step at
+ * step 30 and at step 300, the whole run's guard time, and its share of a
+ * whole step at 30 and 300.
+ */
+export async function guardRows(rounds) {
+  const workload = guardRunWorkload();
+  const guards = { seamguard: seamguardGuard, javascript: javascriptGuard, probe: constantProbe };
+  const first = await guardRun(workload, seamguardGuard);
+  const second = await guardRun(workload, javascriptGuard);
+  if (findingsKey(first.findings) !== findingsKey(second.findings) || first.findings.length === 0) {
+    throw new Error('guard run: seamguard and the JavaScript guard disagree');
+  }
+  // The model calls of one run, to replay to a guard with nothing around it.
+  const calls = [];
+  await guardRun(workload, () => ({
+    middleware: { async wrapGenerate({ doGenerate, params }) { const result = await doGenerate(); calls.push({ params, result }); return result; } },
+  }));
+  const samples = Object.fromEntries(Object.keys(guards).map((name) => [name, { at30: [], at300: [], total: [], share30: [], share300: [], replay30: [], replay300: [] }]));
+  const names = Object.keys(guards);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 ? [...names].reverse() : names;
+    for (const name of order) {
+      const { guardMs, startMs } = await guardRun(workload, guards[name]);
+      const stepMs = startMs.slice(1).map((t, i) => t - startMs[i]);
+      const s = samples[name];
+      s.at30.push(around(guardMs, AT_30));
+      s.at300.push(around(guardMs, AT_300));
+      s.total.push(guardMs.reduce((sum, x) => sum + x, 0));
+      s.share30.push(around(guardMs, AT_30) / around(stepMs, AT_30));
+      s.share300.push(around(guardMs, AT_300) / around(stepMs, AT_300));
+      const guard = guards[name]();
+      const replayMs = [];
+      for (const { params, result } of calls) {
+        const began = performance.now();
+        await guard.middleware.wrapGenerate({ params, doGenerate: async () => result });
+        replayMs.push(performance.now() - began);
+      }
+      s.replay30.push(around(replayMs, AT_30));
+      s.replay300.push(around(replayMs, AT_300));
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, Object.fromEntries(Object.entries(samples[name]).map(([k, v]) => [k, median(v)]))]));
+}

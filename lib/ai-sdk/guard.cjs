@@ -47,20 +47,29 @@ function firstCallId(content, type) {
 const resultEntry = (part) => ({ role: 'tool', toolName: part.toolName, toolCallId: part.toolCallId, ...readOutput(part.output) });
 
 /** Reads the AI SDK's prompt messages (`LanguageModelV3Prompt` and V4). */
+// The kinds of prompt message, as the guard tells them apart. An assistant
+// message that calls tools is named by its first call's id, and so is the
+// tool message that answers it: two kinds, so the two names never meet.
+const SYSTEM = 0;
+const USER = 1;
+const ASSISTANT = 2;
+const CALLS = 3;
+const RESULTS = 4;
+const KINDS = { system: SYSTEM, user: USER, assistant: ASSISTANT, tool: RESULTS };
+
 const promptMessages = {
-  roleOf(message) {
-    // An assistant message that calls tools is named by its first call's
-    // id, and so is the tool message that answers it: two names apart.
-    if (message.role === 'assistant' && firstCallId(message.content, 'tool-call') !== undefined) return 'calls';
-    return message.role;
+  kinds: 5,
+  kindOf(message) {
+    const kind = KINDS[message.role] ?? USER;
+    return kind === ASSISTANT && firstCallId(message.content, 'tool-call') !== undefined ? CALLS : kind;
   },
-  keyOf(message) {
-    switch (message.role) {
-      case 'system':
+  keyOf(message, kind) {
+    switch (kind) {
+      case SYSTEM:
         return message.content;
-      case 'assistant':
-        return firstCallId(message.content, 'tool-call') ?? textOf(message.content);
-      case 'tool':
+      case CALLS:
+        return firstCallId(message.content, 'tool-call');
+      case RESULTS:
         return firstCallId(message.content, 'tool-result') ?? '';
       default:
         return textOf(message.content);

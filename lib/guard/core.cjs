@@ -85,11 +85,14 @@ function defaultReading(value) {
  *
  * The translator an adapter passes to `modelCall` reads its framework's
  * messages:
- * - `roleOf(message)` and `keyOf(message)`: together they name the message
- *   across model calls (the framework rebuilds its message objects, so
- *   identity will not do): a key is unique among its role's messages, a
- *   call id or the text. They are asked for every message of every prompt,
- *   so they must be cheap: a property read, never a string built.
+ * - `kinds`: how many kinds of message the framework has, for the guard's
+ *   purposes (a kind is a role, or a role with or without tool calls);
+ * - `kindOf(message)`, a number below `kinds`, and `keyOf(message, kind)`,
+ *   a string: together they name the message across model calls (the
+ *   framework rebuilds its message objects, so identity will not do): a key
+ *   is unique among its kind's messages, a call id or the text. They are
+ *   asked for every message of every prompt, so they must be cheap: a
+ *   property read, never a string built.
  * - `entriesOf(message)`: what the message holds, asked once, when it first
  *   appears: an array of `{ role: 'system' | 'user', text }`,
  *   `{ role: 'assistant', text, calls: [{ toolCallId, toolName, input }] }`
@@ -120,9 +123,9 @@ class Guard {
     });
     this.findings = [];
     this.identities = new Set();
-    // role -> message key -> { ids, pass, system }: the messages of the run
-    // still in its window.
-    this.records = new Map();
+    // Per kind of message, message key -> { ids, pass, system }: the
+    // messages of the run still in its window.
+    this.records = [];
     this.recordCount = 0;
     // tool call id -> { toolName, input }: the calls the run has shown.
     this.calls = new Map();
@@ -200,8 +203,9 @@ class Guard {
     let continued = false;
     let matched = 0;
     for (const message of messages) {
-      const records = this.recordsOf(translator.roleOf(message));
-      const key = translator.keyOf(message);
+      const kind = translator.kindOf(message);
+      const records = this.records[kind] ?? this.recordsOf(kind);
+      const key = translator.keyOf(message, kind);
       let record = records.get(key);
       // Two messages with the same key in one prompt (two "ok"s from the
       // user) are told apart by their order: the second is `key` numbered 2.
@@ -226,7 +230,8 @@ class Guard {
     // Every message of the run is in this prompt: nothing to evict.
     if (matched === this.recordCount) return fresh;
     const dropped = [];
-    for (const records of this.records.values()) {
+    for (const records of this.records) {
+      if (records === undefined) continue;
       for (const [key, record] of records) {
         if (record.pass === pass) continue;
         for (const id of record.ids) dropped.push(id);
@@ -238,14 +243,10 @@ class Guard {
     return fresh;
   }
 
-  /** The map of one role's messages, by key. */
-  recordsOf(role) {
-    let records = this.records.get(role);
-    if (records === undefined) {
-      records = new Map();
-      this.records.set(role, records);
-    }
-    return records;
+  /** The map of one kind's messages, by key. */
+  recordsOf(kind) {
+    this.records[kind] ??= new Map();
+    return this.records[kind];
   }
 
   /** Pushes one message that just appeared; an armed result is judged first. */
@@ -268,10 +269,12 @@ class Guard {
         ids.push(this.corpus.push({ role: entry.role, text: entry.text }));
       }
     }
-    const records = this.recordsOf(translator.roleOf(message));
-    let key = translator.keyOf(message);
+    const kind = translator.kindOf(message);
+    const records = this.recordsOf(kind);
+    const base = translator.keyOf(message, kind);
+    let key = base;
     // The first numbered key the run does not hold yet, as `sync` looks them up.
-    for (let n = 2; records.has(key); n++) key = `${translator.keyOf(message)}\u0000${n}`;
+    for (let n = 2; records.has(key); n++) key = `${base}\u0000${n}`;
     records.set(key, { ids, pass: this.pass, system });
     this.recordCount += 1;
   }
