@@ -1,0 +1,63 @@
+// The README's blocks for the guard and the run corpus, as written: each
+// type-checks under `strict` against ai 6 and ai 7, and those that are plain
+// JavaScript in TypeScript's clothes run (the guard's first block prints
+// what the README says it prints).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const readme = readFileSync(join(here, '..', 'README.md'), 'utf8');
+const blocks = [...readme.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((match) => ({ lang: match[1], code: match[2], at: match.index }));
+const guardBlocks = blocks.filter((block) => block.lang === 'ts' && block.code.includes("from 'seamguard/ai-sdk'") && block.code.includes('createGuard'));
+const corpusBlock = blocks.find((block) => block.lang === 'ts' && block.code.includes('const run = new RunCorpus();'));
+const checked = [...guardBlocks, corpusBlock];
+const work = join(here, '.readme');
+
+test('the README has the guard blocks and the corpus block', () => assert.ok(guardBlocks.length >= 2 && corpusBlock !== undefined));
+
+test('the run corpus block runs', () => {
+  mkdirSync(work, { recursive: true });
+  try {
+    writeFileSync(join(work, 'corpus.mjs'), corpusBlock.code);
+    const printed = execFileSync(process.execPath, [join(work, 'corpus.mjs')], { encoding: 'utf8' });
+    assert.equal(printed, 'checked-pass\nchecked-fail served by nothing in the window the model saw\nnot-applicable\n');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('the first guard block runs and prints what the README shows', () => {
+  mkdirSync(work, { recursive: true });
+  try {
+    const [first] = guardBlocks;
+    writeFileSync(join(work, 'guard.mjs'), first.code);
+    const printed = execFileSync(process.execPath, [join(work, 'guard.mjs')], { encoding: 'utf8' });
+    const shown = blocks.find((block) => block.lang === 'text' && block.at > first.at);
+    assert.equal(printed, shown.code);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test('each of those blocks type-checks under strict, against ai 6 and ai 7', () => {
+  mkdirSync(work, { recursive: true });
+  try {
+    const files = checked.map((block, i) => {
+      const name = `block-${i}.mts`;
+      writeFileSync(join(work, name), block.code);
+      return name;
+    });
+    const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+    for (const base of ['tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json']) {
+      writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ extends: `../${base}`, files }));
+      execFileSync(process.execPath, [tsc, '-p', join(work, 'tsconfig.json')], { encoding: 'utf8' });
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
