@@ -12,6 +12,7 @@
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createGuard } from 'seamguard/ai-sdk';
+import { wrap } from './wrap.mjs';
 
 // The tools. port_for_device filters on a column that does not exist, so it
 // matches nothing, for every device, always.
@@ -87,17 +88,3 @@ for (const row of guard.ledger.report()) {
 }
 guard.ledger.assertAlive();
 
-function wrap(prose, indent = '    ', width = 78) {
-  const lines = [];
-  let line = '';
-  for (const word of prose.split(' ')) {
-    if (line && (indent + line + ' ' + word).length > width) {
-      lines.push(indent + line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(indent + line);
-  return lines.join('\n');
-}

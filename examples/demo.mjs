@@ -13,6 +13,7 @@
 // the ledger. Last, a round that was nothing but markup is asked again,
 // once, through the AI SDK middleware.
 import { createRequire } from 'node:module';
+import { wrap } from './wrap.mjs';
 
 const require = createRequire(import.meta.url);
 const {
@@ -20,20 +21,6 @@ const {
   beginIntegrityRun, contextErrorIdentity,
 } = require('seamguard');
 
-const wrap = (text, indent = '    ', width = 78) => {
-  const lines = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line && (indent + line + ' ' + word).length > width) {
-      lines.push(indent + line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(indent + line);
-  return lines.join('\n');
-};
 
 // Scripted tools. The reverse lookup filters a column before it exists,
 // so it matches nothing, for every identifier, always.
