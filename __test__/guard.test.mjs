@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { readLookupResult } from 'seamguard';
-import { createGuard } from 'seamguard/ai-sdk';
+import { createGuard, scaffoldingMiddleware } from 'seamguard/ai-sdk';
 import { searchableText } from '../lib/guard/text.cjs';
 
 import { MODES, runAgent, scriptedModel, sdkMajors, toolOf } from './agents.mjs';
@@ -146,6 +146,23 @@ describe('never in the way of the run', () => {
     await guarded(guard, TRIAGE, { prompt: 'Again, another conversation.' });
     assert.equal(warnings.length, 1);
     assert.match(warnings[0], /reader broke/);
+  });
+});
+
+describe('beside the scaffolding middleware', () => {
+  it('the guard first, the filter next: the same findings, and the markup stripped', async () => {
+    for (const mode of ['generate', 'stream']) {
+      const guard = createGuard({ argumentsFrom: ARMED });
+      const script = [TRIAGE[0], TRIAGE[1], { text: 'Not logged in.<|tool_call_start|>[port_for_device(wwpn="x")]<|tool_call_end|>' }];
+      const { model } = scriptedModel(sdk, script);
+      const text = await runAgent(sdk, mode, {
+        model: ai.wrapLanguageModel({ model, middleware: [guard.middleware, scaffoldingMiddleware()] }),
+        tools: tools(),
+        prompt: 'Go.',
+      });
+      assert.equal(text, 'Not logged in.');
+      assert.deepEqual(guard.findings.map((f) => [f.kind, f.epoch]), [['empty-lookup', 2]]);
+    }
   });
 });
 
