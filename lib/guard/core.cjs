@@ -137,18 +137,22 @@ class Guard {
    * One model call: brings the corpus in step with `messages`, judges the
    * write seam for each armed result the model is about to read and the
    * compose seam for the armed tools on offer. Returns the call's `epoch`,
-   * to hand to `answered` with the answer's tool calls.
+   * to hand to `answered` with the answer's tool calls (`undefined` when
+   * no tool is armed: there is nothing to judge).
    *
    * @param messages the prompt, in the framework's own message objects.
    * @param translator reads them (see the class comment).
    * @param offered the tools on offer: `[{ name, inputSchema }]`.
    */
   modelCall(messages, translator, offered) {
+    // With no tool armed every row says not-applicable once, at the start,
+    // and nothing a prompt holds can change that.
+    if (this.grounds.size === 0) return undefined;
     const fresh = this.sync(messages, translator);
     const epoch = this.epoch;
     this.offered = offered;
     for (const message of fresh) this.pushMessage(message, translator, epoch);
-    if (this.grounds.size > 0) this.judgeCompose(offered, epoch);
+    this.judgeCompose(offered, epoch);
     return epoch;
   }
 
@@ -158,7 +162,7 @@ class Guard {
    * judges the choice seam against the frame that call was given.
    */
   answered(calls, epoch) {
-    if (this.grounds.size === 0 || epoch !== this.epoch) return;
+    if (epoch !== this.epoch) return;
     const choices = [];
     let unreadable;
     for (const call of calls) {
