@@ -83,6 +83,13 @@ describe('never in the way of the run', () => {
     }
   });
 
+  it('the guard itself is the middleware too: `middleware: guard` guards', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    const { model } = scriptedModel(sdk, TRIAGE);
+    await runAgent(sdk, 'stream', { model: ai.wrapLanguageModel({ model, middleware: guard }), tools: tools(), prompt: 'Go.' });
+    assert.deepEqual(guard.findings.map((f) => f.kind), ['empty-lookup']);
+  });
+
   it('a readResult that throws: the encounter is unreachable, onError has the error, the run goes on', async () => {
     const errors = [];
     const guard = createGuard({

@@ -38,8 +38,11 @@ export interface GuardOptions {
   readonly posture?: 'dev' | 'prod' | undefined;
 }
 
-/** A guard over one conversation at a time. */
-export interface Guard {
+/**
+ * A guard over one conversation at a time. It is itself a middleware too,
+ * the same as `guard.middleware`, so `middleware: guard` works as well.
+ */
+export interface Guard extends LanguageModelMiddleware {
   /** For `wrapLanguageModel({ model, middleware: guard.middleware })`. */
   readonly middleware: LanguageModelMiddleware;
   /**

@@ -171,6 +171,9 @@ function createGuard(options) {
 
   return {
     middleware,
+    // The guard is a middleware itself too, so `middleware: guard` (an easy
+    // slip for `guard.middleware`) guards rather than silently passing through.
+    ...middleware,
     /** The run's findings so far, one per identity, in filing order (a copy). */
     get findings() {
       return guard.findings.slice();
