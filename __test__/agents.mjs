@@ -93,8 +93,8 @@ export function toolOf(ai, { description, properties = {}, execute }) {
 
 /**
  * Runs `script` through one of the SDK's loops and returns the answer text.
- * `mode` is 'generate' (generateText), 'stream' (streamText) or 'agent'
- * (ToolLoopAgent.generate).
+ * `mode` is 'generate' (generateText), 'stream' (streamText), 'agent'
+ * (ToolLoopAgent.generate) or 'agent-stream' (ToolLoopAgent.stream).
  */
 export async function runAgent(sdk, mode, { model, tools, prompt, system, prepareStep, steps = 8 }) {
   const { ai } = sdk;
@@ -107,7 +107,11 @@ export async function runAgent(sdk, mode, { model, tools, prompt, system, prepar
     return text;
   }
   const agent = new ai.ToolLoopAgent({ ...settings, instructions: system });
-  return (await agent.generate({ prompt })).text;
+  if (mode === 'agent') return (await agent.generate({ prompt })).text;
+  const result = await agent.stream({ prompt });
+  let text = '';
+  for await (const delta of result.textStream) text += delta;
+  return text;
 }
 
-export const MODES = ['generate', 'stream', 'agent'];
+export const MODES = ['generate', 'stream', 'agent', 'agent-stream'];

@@ -1,5 +1,6 @@
 // The guard inside the AI SDK's own loops: the six field cases of the guard
-// issue, each through generateText, streamText and ToolLoopAgent, under
+// issue, each through generateText, streamText and ToolLoopAgent (generate
+// and stream), under
 // every AI SDK major this Node runs (6 always; 7 on Node 22 and later), with
 // a scripted mock model and tools whose `execute` functions really run.
 import assert from 'node:assert/strict';
@@ -228,6 +229,7 @@ for (const sdk of await sdkMajors()) {
         assert.ok(findings.generate.findings.length > 0);
         assert.deepEqual(findings.stream, findings.generate);
         assert.deepEqual(findings.agent, findings.generate);
+        assert.deepEqual(findings['agent-stream'], findings.generate);
       }
     });
   });
