@@ -1,8 +1,8 @@
 // The guard inside the AI SDK's own loops: the six field cases of the guard
 // issue, each through generateText, streamText and ToolLoopAgent (generate
-// and stream), under
-// every AI SDK major this Node runs (6 always; 7 on Node 22 and later), with
-// a scripted mock model and tools whose `execute` functions really run.
+// and stream), under every AI SDK major this Node runs (6 always; 7 on Node
+// 22 and later), with a scripted mock model and tools whose `execute`
+// functions really run.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
