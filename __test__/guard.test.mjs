@@ -134,6 +134,47 @@ describe('never in the way of the run', () => {
     assert.equal(rows(guard)['empty-lookup'].unreachable, 1);
   });
 
+  it('an onFinding that throws loses no finding: every one is kept, the first error reported', async () => {
+    const errors = [];
+    const guard = createGuard({
+      argumentsFrom: { port_for_device: ['fabric_inventory'] },
+      onFinding: (finding) => { throw new Error(`logger down at ${finding.predicate}`); },
+      onError: (e) => errors.push(e.message),
+    });
+    const twoArgs = [TRIAGE[0], { calls: [{ toolName: 'port_for_device', input: { wwpn: WWPN, host: 'host-a' } }] }, TRIAGE[2]];
+    await guarded(guard, twoArgs);
+    assert.deepEqual(guard.findings.map((f) => [f.kind, f.predicate]), [['empty-lookup', 'wwpn'], ['empty-lookup', 'host']]);
+    assert.deepEqual(errors, ['logger down at wwpn']);
+  });
+
+  it('an answer with one unreadable armed call: the others are judged, the answer noted unreachable', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e) });
+    const { model } = scriptedModel(sdk, [
+      TRIAGE[0],
+      { calls: [{ toolName: 'port_for_device', input: { wwpn: 'nowhere-9999' } }] },
+      { text: 'Done.' },
+    ]);
+    // The second call's input is not JSON, as a model sometimes writes it.
+    const wrapped = ai.wrapLanguageModel({
+      model,
+      middleware: {
+        specificationVersion: 'v3',
+        async wrapGenerate({ doGenerate }) {
+          const result = await doGenerate();
+          const bad = result.content.some((part) => part.type === 'tool-call' && part.input.includes('nowhere'));
+          if (!bad) return result;
+          return { ...result, content: [...result.content, { type: 'tool-call', toolCallId: 'bad-1', toolName: 'port_for_device', input: '{"wwpn": ' }] };
+        },
+      },
+    });
+    const text = await runAgent(sdk, 'generate', { model: ai.wrapLanguageModel({ model: wrapped, middleware: guard.middleware }), tools: tools(), prompt: 'Go.' });
+    assert.equal(text, 'Done.');
+    assert.deepEqual(guard.findings.map((f) => [f.kind, f.witnesses[0].value]), [['unsupported-argument', 'nowhere-9999']]);
+    assert.equal(rows(guard)['unsupported-argument'].unreachable, 1);
+    assert.match(errors[0].message, /createGuard: the input of tool call "bad-1" to port_for_device could not be read/);
+  });
+
   it('a call input past the checks\' limits is unreachable, reported, and the run goes on', async () => {
     const errors = [];
     const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e) });

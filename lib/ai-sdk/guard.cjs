@@ -58,7 +58,6 @@ const RESULTS = 4;
 const KINDS = { system: SYSTEM, user: USER, assistant: ASSISTANT, tool: RESULTS };
 
 const promptMessages = {
-  kinds: 5,
   kindOf(message) {
     const kind = KINDS[message.role] ?? USER;
     return kind === ASSISTANT && firstCallId(message.content, 'tool-call') !== undefined ? CALLS : kind;

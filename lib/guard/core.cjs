@@ -85,10 +85,9 @@ function defaultReading(value) {
  *
  * The translator an adapter passes to `modelCall` reads its framework's
  * messages:
- * - `kinds`: how many kinds of message the framework has, for the guard's
- *   purposes (a kind is a role, or a role with or without tool calls);
- * - `kindOf(message)`, a number below `kinds`, and `keyOf(message, kind)`,
- *   a string: together they name the message across model calls (the
+ * - `kindOf(message)`, a small number (a kind is a role, or a role with or
+ *   without tool calls), and `keyOf(message, kind)`, a string: together
+ *   they name the message across model calls (the
  *   framework rebuilds its message objects, so identity will not do): a key
  *   is unique among its kind's messages, a call id or the text. They are
  *   asked for every message of every prompt, so they must be cheap: a
@@ -123,11 +122,12 @@ class Guard {
     });
     this.findings = [];
     this.identities = new Set();
-    // Per kind of message, message key -> { ids, pass, system }: the
-    // messages of the run still in its window.
+    // Per kind of message, message key -> { ids, calls, pass, system }: the
+    // messages of the run still in its window, with their corpus ids and
+    // the ids of the tool calls they hold.
     this.records = [];
     this.recordCount = 0;
-    // tool call id -> { toolName, input }: the calls the run has shown.
+    // tool call id -> { toolName, input }: the calls in the run's window.
     this.calls = new Map();
     this.pass = 0;
     this.epoch = -1;
@@ -181,8 +181,12 @@ class Guard {
       }
     }
     this.encounter('unsupported-argument', 'choice', epoch, () => {
-      if (unreadable !== undefined) throw unreadable;
-      return this.corpus.unsupportedArgumentsOf(choices, {}, epoch);
+      const answer = this.corpus.unsupportedArgumentsOf(choices, {}, epoch);
+      if (unreadable === undefined) return answer;
+      // The calls that could be read are judged; the answer as a whole was
+      // not, so it is noted unreachable.
+      this.file(answer.findings);
+      throw unreadable;
     });
   }
 
@@ -197,8 +201,8 @@ class Guard {
    * no message but system messages with the run starts a new run.
    *
    * This is the one part of a model call that reads every message of the
-   * prompt, so it only asks each for its role and key, and looks the key up
-   * in that role's map: no string is built, and a key string the framework
+   * prompt, so it only asks each for its kind and key, and looks the key up
+   * in that kind's map: no string is built, and a key string the framework
    * hands again at every call keeps the hash V8 cached for it.
    */
   sync(messages, translator) {
@@ -239,6 +243,8 @@ class Guard {
       for (const [key, record] of records) {
         if (record.pass === pass) continue;
         for (const id of record.ids) dropped.push(id);
+        // A call the window dropped is no one's to judge by any more.
+        for (const callId of record.calls) this.calls.delete(callId);
         records.delete(key);
         this.recordCount -= 1;
       }
@@ -256,6 +262,7 @@ class Guard {
   /** Pushes one message that just appeared; an armed result is judged first. */
   pushMessage(message, translator, epoch) {
     const ids = [];
+    const calls = [];
     let system = true;
     for (const entry of translator.entriesOf(message)) {
       if (entry.role !== 'system') system = false;
@@ -266,6 +273,7 @@ class Guard {
         let text = entry.text;
         for (const call of entry.calls) {
           this.calls.set(call.toolCallId, call);
+          calls.push(call.toolCallId);
           text += `\n${searchableText(call.input)}`;
         }
         ids.push(this.corpus.push({ role: 'assistant', text }));
@@ -279,7 +287,7 @@ class Guard {
     let key = base;
     // The first numbered key the run does not hold yet, as `sync` looks them up.
     for (let n = 2; records.has(key); n++) key = `${base}\u0000${n}`;
-    records.set(key, { ids, pass: this.pass, system });
+    records.set(key, { ids, calls, pass: this.pass, system });
     this.recordCount += 1;
   }
 
@@ -335,15 +343,26 @@ class Guard {
     this.ledger.note(check, seam, disposition, epoch);
   }
 
-  /** Keeps the first finding of each identity, the epoch left out, and tells `onFinding`. */
+  /**
+   * Keeps the first finding of each identity, the epoch left out, and tells
+   * `onFinding`. Every finding is kept even when `onFinding` throws; the
+   * first error is thrown once all are filed.
+   */
   file(findings) {
+    let failed;
     for (const finding of findings) {
       const identity = contextErrorIdentity({ ...finding, epoch: undefined });
       if (this.identities.has(identity)) continue;
       this.identities.add(identity);
       this.findings.push(finding);
-      if (this.onFinding !== undefined) this.onFinding(finding);
+      if (this.onFinding === undefined) continue;
+      try {
+        this.onFinding(finding);
+      } catch (error) {
+        failed ??= { error };
+      }
     }
+    if (failed !== undefined) throw failed.error;
   }
 
   /** Hands an error to `onError`, or says it once on the console. */
