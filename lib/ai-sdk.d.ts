@@ -103,7 +103,7 @@ export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typ
 };
 
 /**
- * An AI SDK (v6) language-model middleware that strips leaked tool-call
+ * An AI SDK (6 and 7) language-model middleware that strips leaked tool-call
  * markup from the model's answer text:
  *
  * ```ts
