@@ -5,29 +5,72 @@
 // tool_calls, docs that discuss tool-call formats, JSON cut off by a token
 // limit), each with its source.
 //
-// The default filter must leave every one unchanged in every chunking. The
-// union of every preset does not yet: it changes 20 of the 39 (lone
-// closing tags, BPEL invokes, tool_calls objects, quoted tokens), which is
-// what the stream issue's precision work is to fix; its test joins here then.
+// The default filter must leave every one unchanged in every chunking, and
+// so must the union of every preset, but for the cases listed below, each
+// with its reason (and each must really still be changed, so the list
+// cannot outlive a fix).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ScaffoldingFilter } from 'seamguard';
+import { ScaffoldingFilter, SCAFFOLD_PRESETS } from 'seamguard';
 import { chunkings } from './helpers.mjs';
 
 const { cases } = JSON.parse(readFileSync(new URL('./fixtures/clean-answers-sourced.json', import.meta.url), 'utf8'));
+const UNION = Object.values(SCAFFOLD_PRESETS).flat();
+
+const NESTED = 'a call-shaped object nested inside a larger JSON payload: the bare JSON-call recognizer sees an object '
+  + 'that begins a line and names a function with arguments, and cannot know it is nested';
+const QUOTED = 'documentation that quotes raw markers as they stand: in a stream a quoted marker is the marker, so with '
+  + 'presets armed it is stripped (the README says so)';
+// Cases the union of every preset still changes, and why.
+const UNION_CHANGES = {
+  'ollama-tool-calling-single-tool-result-request': NESTED,
+  'ollama-tool-calling-multiple-tool-results-request': NESTED,
+  'openai-chat-completion-tool-calls-response': NESTED,
+  'hermes-readme-function-calling-prompt-format': QUOTED,
+  'ollama-template-docs-mistral-tools': QUOTED,
+  'vllm-docs-xlam-parser-formats': QUOTED,
+  'vllm-docs-olmo3-function-calls-tags': QUOTED,
+  'llama31-prompt-format-builtin-tool-calling': QUOTED,
+};
+
+function filtered(patterns, chunks) {
+  const filter = new ScaffoldingFilter(patterns === undefined ? undefined : { patterns });
+  const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
+  return { out, spans: filter.strippedSpans };
+}
 
 describe('sourced clean answers pass unchanged under the default filter', () => {
   for (const [index, { id, kind, text }] of cases.entries()) {
     it(`${id} (${kind})`, () => {
       for (const chunks of chunkings(text, 9000 + index, 20)) {
-        const filter = new ScaffoldingFilter();
-        const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
-        assert.deepEqual(filter.strippedSpans, [], `${chunks.length} chunks`);
+        const { out, spans } = filtered(undefined, chunks);
+        assert.deepEqual(spans, [], `${chunks.length} chunks`);
         assert.equal(out, text, `${chunks.length} chunks`);
       }
     });
   }
+});
+
+describe('sourced clean answers pass unchanged under every preset at once', () => {
+  for (const [index, { id, kind, text }] of cases.entries()) {
+    it(`${id} (${kind})`, { todo: UNION_CHANGES[id] }, () => {
+      for (const chunks of chunkings(text, 9500 + index, 20)) {
+        const { out, spans } = filtered(UNION, chunks);
+        assert.deepEqual(spans, [], `${chunks.length} chunks`);
+        assert.equal(out, text, `${chunks.length} chunks`);
+      }
+    });
+  }
+
+  it('lists as still changed only cases the union really changes', () => {
+    const ids = new Set(cases.map((c) => c.id));
+    for (const id of Object.keys(UNION_CHANGES)) {
+      assert.ok(ids.has(id), id);
+      const { text } = cases.find((c) => c.id === id);
+      assert.notEqual(filtered(UNION, [text]).out, text, `${id} passes now: take it off the list`);
+    }
+  });
 
   it('has every kind, each case with a source', () => {
     const kinds = new Set(cases.map((c) => c.kind));

@@ -167,18 +167,22 @@ pub const QWEN3_CODER: Preset = Preset {
         // vllm-project/vllm:vllm/tool_parsers/qwen3coder_tool_parser.py. Reports:
         // AntSeed/antseed#213.
         PresetPattern::Token("</tool_call>"),
-        // Stray extra closer (Qwen 3.6 adds one); not an HTML tag. Defined in:
+        // Stray extra closer (Qwen 3.6 adds one), taken only where it ends the answer: mid-answer,
+        // a lone </function> is DocBook's or the PHP manual's element as often as a leak, and a
+        // user's XML is not cut. Defined in:
         // vllm-project/vllm:vllm/tool_parsers/qwen3coder_tool_parser.py. Reports:
         // QwenLM/Qwen3.8#178.
-        PresetPattern::Token("</function>"),
+        PresetPattern::Regex("</function>\\s*$"),
         // Stray closer from an older Qwen wrapper that Qwen 3.6 drifts into. Defined in:
         // QwenLM/Qwen3.8#178 (quotes the template). Reports: QwenLM/Qwen3.8#178,
         // ollama/ollama#16383.
         PresetPattern::Token("</function_invocation>"),
-        // Stray parameter closer from a malformed block; not an HTML tag. Defined in:
+        // Stray parameter closer from a malformed block, taken only where it ends the answer:
+        // mid-answer, </parameter> closes elements of Maven plugin descriptors, PHPUnit and
+        // JasperReports configs and DocBook. Defined in:
         // vllm-project/vllm:vllm/tool_parsers/qwen3coder_tool_parser.py. Reports:
         // QwenLM/Qwen3-Coder#457.
-        PresetPattern::Token("</parameter>"),
+        PresetPattern::Regex("</parameter>\\s*$"),
         // Streaming residue: the parser held <function back and only that fragment reached the
         // answer's end. Defined in: vllm-project/vllm:vllm/tool_parsers/qwen3coder_tool_parser.py.
         // Reports: raullenchai/Rapid-MLX#448.
@@ -295,10 +299,14 @@ pub const DEEPSEEK_DSML: Preset = Preset {
         // vllm-project/vllm:vllm/tool_parsers/deepseekv32_tool_parser.py. Reports:
         // sgl-project/sglang#40236, vllm-project/vllm#48931.
         PresetPattern::SpanOf { start: PresetPart::Regex("<[ ]?[｜‖|]{1,2}[ ]?DSML[ ]?[｜‖|]{1,2}[ ]?invoke\\s+name="), end: PresetPart::Regex("</[ ]?[｜‖|]{1,2}[ ]?DSML[ ]?[｜‖|]{1,2}[ ]?invoke>") },
-        // The same invoke with the DSML marker missing (DeepSeek web and some gateways). Defined in:
-        // vllm-project/vllm:vllm/tool_parsers/deepseekv32_tool_parser.py. Reports:
+        // The same invoke with the DSML marker missing (DeepSeek web and some gateways), the name
+        // its only attribute, so a WS-BPEL <invoke name="…" partnerLink="…"> is left alone.
+        // Defined in: vllm-project/vllm:vllm/tool_parsers/deepseekv32_tool_parser.py. Reports:
         // diegosouzapw/OmniRoute#13345.
-        PresetPattern::Span { start: "<invoke name=", end: "</invoke>" },
+        PresetPattern::SpanOf {
+            start: PresetPart::Regex("<invoke name=\"[^\"\\n]*\">"),
+            end: PresetPart::Literal("</invoke>"),
+        },
         // DeepSeek web's marker-less envelope, only when an invoke follows it directly (a plain
         // <calls> tag is left alone). Defined in:
         // vllm-project/vllm:vllm/tool_parsers/deepseekv32_tool_parser.py. Reports:
@@ -426,14 +434,15 @@ pub const ANTHROPIC_XML: Preset = Preset {
         // NousResearch/hermes-agent#35706, anthropics/claude-code#64314,
         // anthropics/claude-code#64700, anthropics/claude-code#69529, anthropics/claude-code#75326.
         PresetPattern::SpanOf {
-            start: PresetPart::Regex("\\b(?:court|count|call)\\n<(?:antml:)?invoke name="),
+            start: PresetPart::Regex("\\b(?:court|count|call)\\n<(?:antml:)?invoke name=\"[^\"\\n]*\">"),
             end: PresetPart::Regex("</(?:antml:)?invoke>"),
         },
-        // A bare invoke with no wrapper at all. Defined in:
+        // A bare invoke with no wrapper at all: the name is its only attribute, as every report
+        // shows it, so a WS-BPEL <invoke name="…" partnerLink="…"> is left alone. Defined in:
         // leolilley/ryeos:ryeos/bundles/standard/ryeos_std/.ai/tools/rye/agent/threads/internal/text_tool_parser.py.
         // Reports: anthropics/claude-code#80463, anthropics/claude-code#72063.
         PresetPattern::SpanOf {
-            start: PresetPart::Regex("<(?:antml:)?invoke name="),
+            start: PresetPart::Regex("<(?:antml:)?invoke name=\"[^\"\\n]*\">"),
             end: PresetPart::Regex("</(?:antml:)?invoke>"),
         },
         // A wrapper closer whose opener was corrupted into a word. Defined in:
