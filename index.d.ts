@@ -563,8 +563,10 @@ export interface ScaffoldJson {
 }
 
 /**
- * A bare JSON tool call standing as the whole answer or at the start of a
- * line, optionally in a ```` ```json ```` fence: an object with a string
+ * A bare JSON tool call standing as the whole answer or at the very start
+ * of a line, not indented (an indented object is a value nested in
+ * something larger), optionally in a ```` ```json ```` fence that begins
+ * its line: an object with a string
  * `name` (or `function`) and an object `arguments` or `parameters`, a list
  * of them, `{"tool_calls": [...]}`, or OpenAI's
  * `{"type": "function", "function": {...}}`. A tool definition (with a

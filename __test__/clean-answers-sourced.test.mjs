@@ -18,15 +18,10 @@ import { chunkings } from './helpers.mjs';
 const { cases } = JSON.parse(readFileSync(new URL('./fixtures/clean-answers-sourced.json', import.meta.url), 'utf8'));
 const UNION = Object.values(SCAFFOLD_PRESETS).flat();
 
-const NESTED = 'a call-shaped object nested inside a larger JSON payload: the bare JSON-call recognizer sees an object '
-  + 'that begins a line and names a function with arguments, and cannot know it is nested';
 const QUOTED = 'documentation that quotes raw markers as they stand: in a stream a quoted marker is the marker, so with '
   + 'presets armed it is stripped (the README says so)';
 // Cases the union of every preset still changes, and why.
 const UNION_CHANGES = {
-  'ollama-tool-calling-single-tool-result-request': NESTED,
-  'ollama-tool-calling-multiple-tool-results-request': NESTED,
-  'openai-chat-completion-tool-calls-response': NESTED,
   'hermes-readme-function-calling-prompt-format': QUOTED,
   'ollama-template-docs-mistral-tools': QUOTED,
   'vllm-docs-xlam-parser-formats': QUOTED,

@@ -505,8 +505,8 @@ pub const GRANITE: Preset = Preset {
     ],
 };
 
-/// A bare JSON tool call standing as the whole answer or at the start of a
-/// line, for any model.
+/// A bare JSON tool call standing as the whole answer or at the very start
+/// of a line (not indented), for any model.
 pub const JSON_CALL: Preset = Preset {
     name: "json-call",
     patterns: &[

@@ -86,9 +86,10 @@ pub enum Pattern {
     /// A match of `start`, optional JSON whitespace, and one complete JSON
     /// object or array.
     Json { start: Part },
-    /// A bare JSON tool call at the start of the answer or of a line,
-    /// optionally in a Markdown fence (see `json::is_tool_call` for the
-    /// shapes). With `tool_names`, only calls naming one of them.
+    /// A bare JSON tool call at the very start of the answer or of a line,
+    /// not indented, optionally in a Markdown fence that begins its line
+    /// (see `json::is_tool_call` for the shapes). With `tool_names`, only
+    /// calls naming one of them.
     JsonCall { tool_names: Option<Vec<String>> },
 }
 

@@ -68,7 +68,7 @@ pub(crate) struct General {
     has_json_call: bool,
 }
 
-const CALL_BEGINS: [u16; 5] = [b' ' as u16, b'\t' as u16, b'{' as u16, b'[' as u16, b'`' as u16];
+const CALL_BEGINS: [u16; 3] = [b'{' as u16, b'[' as u16, b'`' as u16];
 
 fn compile_part(part: &Part, entry: usize, name: &str) -> Result<Matcher, RegistryError> {
     match part {
@@ -933,8 +933,10 @@ fn advance_call(
     const TICK: u16 = b'`' as u16;
     let is = |c: u8| unit == u16::from(c) || unit == u16::from(c.to_ascii_uppercase());
     call.phase = match std::mem::replace(&mut call.phase, CallPhase::Indent) {
+        // A call begins its line: an indented object is a value nested in
+        // something larger (a payload example, a config), which every
+        // reported bare call shows at the start of its line.
         CallPhase::Indent => match unit {
-            SPACE | TAB => CallPhase::Indent,
             TICK => CallPhase::Ticks(1),
             _ if unit == u16::from(b'{') || unit == u16::from(b'[') => {
                 call.value_from = at;
