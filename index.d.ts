@@ -527,7 +527,9 @@ export interface ScaffoldingFilterOptions {
    * What `flush()` does with a span still open at the end: `'emit'`
    * (the default, as the reference filter) returns it as text, `'drop'`
    * strips it (reason `'unclosed-at-end'`). A partial marker at the end
-   * with no span open is text either way.
+   * with no span open is text either way, and so is a JSON call cut off
+   * inside its value before any whole call object closed in it (an
+   * ordinary JSON answer the token limit cut off).
    */
   readonly openSpanAtEnd?: OpenSpanPolicy | undefined
   /**

@@ -29,8 +29,8 @@ const UNION_CHANGES = {
   'llama31-prompt-format-builtin-tool-calling': QUOTED,
 };
 
-function filtered(patterns, chunks) {
-  const filter = new ScaffoldingFilter(patterns === undefined ? undefined : { patterns });
+function filtered(patterns, chunks, openSpanAtEnd) {
+  const filter = new ScaffoldingFilter(patterns === undefined ? undefined : { patterns, openSpanAtEnd });
   const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
   return { out, spans: filter.strippedSpans };
 }
@@ -47,13 +47,15 @@ describe('sourced clean answers pass unchanged under the default filter', () => 
   }
 });
 
-describe('sourced clean answers pass unchanged under every preset at once', () => {
+describe('sourced clean answers pass unchanged under every preset at once, either openSpanAtEnd', () => {
   for (const [index, { id, kind, text }] of cases.entries()) {
     it(`${id} (${kind})`, { todo: UNION_CHANGES[id] }, () => {
-      for (const chunks of chunkings(text, 9500 + index, 20)) {
-        const { out, spans } = filtered(UNION, chunks);
-        assert.deepEqual(spans, [], `${chunks.length} chunks`);
-        assert.equal(out, text, `${chunks.length} chunks`);
+      for (const chunks of chunkings(text, 9500 + index, 12)) {
+        for (const openSpanAtEnd of ['emit', 'drop']) {
+          const { out, spans } = filtered(UNION, chunks, openSpanAtEnd);
+          assert.deepEqual(spans, [], `${chunks.length} chunks, ${openSpanAtEnd}`);
+          assert.equal(out, text, `${chunks.length} chunks, ${openSpanAtEnd}`);
+        }
       }
     });
   }

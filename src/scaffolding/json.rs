@@ -346,6 +346,49 @@ pub(crate) fn is_tool_call(text: &[u16], tool_names: Option<&[String]>) -> bool 
     }
 }
 
+/// Whether `prefix`, the start of a JSON value that the answer ended inside,
+/// already shows a tool call: some object that closed within it, as the
+/// value itself (`[call, …`), one of its members (`{"tool_calls": [call, …`
+/// counts at the next level) or a member of a member, is a call by
+/// [`is_tool_call`]. An answer cut off inside an ordinary JSON document
+/// (a `package.json`, an API response) shows none, and is the answer's own
+/// text; one cut off after a whole call object (a brace missing at the end)
+/// is a call.
+///
+/// One pass over `prefix`, and each closed object at those three levels is
+/// checked once, so the work is linear in the prefix for any nesting.
+pub(crate) fn shows_tool_call(prefix: &[u16], tool_names: Option<&[String]>) -> bool {
+    // The start of every container still open, outermost first.
+    let mut open: Vec<usize> = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for (at, &unit) in prefix.iter().enumerate() {
+        let Some(byte) = ascii(unit) else { continue };
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => open.push(at),
+            b'}' | b']' => {
+                let Some(start) = open.pop() else { return false };
+                // The value itself is level 0; its members 1, theirs 2.
+                if byte == b'}' && open.len() <= 2 && is_tool_call(&prefix[start..=at], tool_names) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Whether `text` is whitespace, one object or array, whitespace.
 fn is_one_container(text: &[u16]) -> bool {
     let mut scan = JsonScan::new();

@@ -618,7 +618,10 @@ impl Threads {
             let (pattern, start) = (first.pattern, first.start);
             match first.step {
                 Step::Done { end } => self.strip(pattern, start, end, StripReason::Match, log, out),
-                _ if first.is_unclosed_at_end() && options.open_span_at_end == OpenSpanPolicy::Drop => {
+                _ if first.is_unclosed_at_end()
+                    && options.open_span_at_end == OpenSpanPolicy::Drop
+                    && self.unclosed_is_call(general, first) =>
+                {
                     self.strip(pattern, start, end, StripReason::UnclosedAtEnd, log, out);
                 }
                 _ => {
@@ -630,6 +633,19 @@ impl Threads {
         self.release_to(end, out);
         self.compact();
         self.previous = None;
+    }
+
+    /// Whether an unclosed match may be dropped as a call: any open span,
+    /// but a JSON call cut off inside its value only when what came of the
+    /// value already shows a call (`json::shows_tool_call`). A JSON answer
+    /// cut off by a token limit is the answer's own text.
+    fn unclosed_is_call(&self, general: &General, thread: &Thread) -> bool {
+        match (&thread.step, &general.patterns[thread.pattern]) {
+            (Step::Call(Call { phase: CallPhase::Value { .. }, value_from }), Compiled::JsonCall { tool_names }) => {
+                json::shows_tool_call(&self.held[value_from - self.base..], tool_names.as_deref())
+            }
+            _ => true,
+        }
     }
 
     /// Drops the decided units from the buffer.
