@@ -12,6 +12,15 @@ import { chunkings } from './helpers.mjs';
 
 const CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}';
 
+/** Asserts `text` comes out as `expected` (itself when null) in every chunking, under openSpanAtEnd: 'drop'. */
+function assertOut(text, expected, seed) {
+  for (const chunks of chunkings(text, seed, 20)) {
+    const filter = new ScaffoldingFilter({ patterns: [{ jsonCall: {} }], openSpanAtEnd: 'drop' });
+    const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
+    assert.equal(out, expected ?? text, `${chunks.length} chunks`);
+  }
+}
+
 const cases = [
   ['the whole answer', CALL, ''],
   ['at the start of a line after prose', `Checking.\n${CALL}\nDone.`, 'Checking.\n\nDone.'],
@@ -24,13 +33,7 @@ const cases = [
 
 describe('jsonCall: a call begins its line', () => {
   for (const [name, text, expected] of cases) {
-    it(name, () => {
-      for (const chunks of chunkings(text, 4242, 20)) {
-        const filter = new ScaffoldingFilter({ patterns: [{ jsonCall: {} }], openSpanAtEnd: 'drop' });
-        const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
-        assert.equal(out, expected ?? text, `${chunks.length} chunks`);
-      }
-    });
+    it(name, () => assertOut(text, expected, 4242));
   }
 });
 
@@ -47,12 +50,6 @@ const cut = [
 
 describe("jsonCall under openSpanAtEnd: 'drop': a value cut off at the end", () => {
   for (const [name, text, expected] of cut) {
-    it(name, () => {
-      for (const chunks of chunkings(text, 777, 20)) {
-        const filter = new ScaffoldingFilter({ patterns: [{ jsonCall: {} }], openSpanAtEnd: 'drop' });
-        const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
-        assert.equal(out, expected ?? text, `${chunks.length} chunks`);
-      }
-    });
+    it(name, () => assertOut(text, expected, 777));
   }
 });
