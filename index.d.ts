@@ -201,6 +201,16 @@ export declare class ScaffoldingFilter {
    */
   constructor(options?: ScaffoldingFilterOptions)
   /**
+   * Strips a whole text at once: the answer `new ScaffoldingFilter(options)`
+   * fed `text` and then flushed would give, with `onStrip` called for each
+   * stripped span, in order, before it returns. No filter object is made
+   * and nothing is kept once it returns, so a loop over many stored texts
+   * costs no more memory than one. Throws a `TypeError` when `text` is not
+   * a string, and the filter's own errors for bad options; if `onStrip`
+   * throws, so does this, and the text is not returned.
+   */
+  static strip(text: string, options?: ScaffoldingFilterOptions): string
+  /**
    * Feeds the next chunk of streamed text and returns what can be shown
    * now: the chunk with complete markup removed, less any tail that could
    * still turn into markup (that tail comes out of a later call). An empty

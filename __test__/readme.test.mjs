@@ -1,4 +1,4 @@
-// The README's blocks for the guard and the run corpus, as written: each
+// The README's blocks for the guard, the run corpus and ScaffoldingFilter.strip, as written: each
 // type-checks under `strict` against ai 6 and ai 7, and those that are plain
 // JavaScript in TypeScript's clothes run (the guard's first block prints
 // what the README says it prints).
@@ -15,10 +15,23 @@ const readme = readFileSync(join(here, '..', 'README.md'), 'utf8');
 const blocks = [...readme.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((match) => ({ lang: match[1], code: match[2], at: match.index }));
 const guardBlocks = blocks.filter((block) => block.lang === 'ts' && block.code.includes("from 'seamguard/ai-sdk'") && block.code.includes('createGuard'));
 const corpusBlock = blocks.find((block) => block.lang === 'ts' && block.code.includes('const run = new RunCorpus();'));
-const checked = [...guardBlocks, corpusBlock];
+const stripBlock = blocks.find((block) => block.lang === 'ts' && block.code.includes('ScaffoldingFilter.strip(text)'));
+const checked = [...guardBlocks, corpusBlock, stripBlock];
 const work = join(here, '.readme');
 
-test('the README has the guard blocks and the corpus block', () => assert.ok(guardBlocks.length >= 2 && corpusBlock !== undefined));
+test('the README has the guard blocks, the corpus block and the strip block', () =>
+  assert.ok(guardBlocks.length >= 2 && corpusBlock !== undefined && stripBlock !== undefined));
+
+test('the strip block runs and prints what its comments say', () => {
+  mkdirSync(work, { recursive: true });
+  try {
+    writeFileSync(join(work, 'strip.mjs'), stripBlock.code);
+    const printed = execFileSync(process.execPath, [join(work, 'strip.mjs')], { encoding: 'utf8' });
+    assert.equal(printed, "[ 'Sure.', 'Done <tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>' ]\nDone \n");
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
 
 test('the run corpus block runs', () => {
   mkdirSync(work, { recursive: true });

@@ -489,6 +489,47 @@ impl ScaffoldingFilter {
         })
     }
 
+    /// Strips a whole text at once: the answer `new ScaffoldingFilter(options)`
+    /// fed `text` and then flushed would give, with `onStrip` called for each
+    /// stripped span, in order, before it returns. No filter object is made
+    /// and nothing is kept once it returns, so a loop over many stored texts
+    /// costs no more memory than one. Throws a `TypeError` when `text` is not
+    /// a string, and the filter's own errors for bad options; if `onStrip`
+    /// throws, so does this, and the text is not returned.
+    #[napi(catch_unwind, ts_args_type = "text: string, options?: ScaffoldingFilterOptions", ts_return_type = "string")]
+    pub fn strip<'env>(env: &'env Env, text: Unknown<'env>, options: Unknown<'env>) -> Result<Unknown<'env>> {
+        let js = Js::new(env);
+        let text = text.raw();
+        if js.type_of(text)? != ValueType::String {
+            return Err(js.wrong_type("ScaffoldingFilter.strip: text", "a string", text));
+        }
+        let settings = read_options(js, options.raw())?;
+        let mut core = scaffolding::ScaffoldingFilter::with_options(settings.registry, settings.options);
+        // A filter only ever removes units, so a feed that emits as many as
+        // it was given emitted the text unchanged, held nothing, and the
+        // text is its own answer.
+        let (mut out, whole) = js.with_units(text, |units| {
+            Ok(core.feed_with(units, |emitted| {
+                if emitted.len() == units.len() {
+                    (Vec::new(), true)
+                } else {
+                    (emitted.to_vec(), false)
+                }
+            }))
+        })?;
+        out.extend_from_slice(&core.flush());
+        if let Some(on_strip) = settings.on_strip {
+            let this = js.undefined()?;
+            for strip in core.strips() {
+                js.call(on_strip, this, &[strip_event(js, strip)?])?;
+            }
+        }
+        if whole {
+            return Ok(js.unknown(text));
+        }
+        Ok(js.unknown(js.string(&out)?))
+    }
+
     /// Feeds the next chunk of streamed text and returns what can be shown
     /// now: the chunk with complete markup removed, less any tail that could
     /// still turn into markup (that tail comes out of a later call). An empty
