@@ -22,39 +22,29 @@ const work = join(here, '.readme');
 test('the README has the guard blocks, the corpus block and the strip block', () =>
   assert.ok(guardBlocks.length >= 2 && corpusBlock !== undefined && stripBlock !== undefined));
 
-test('the strip block runs and prints what its comments say', () => {
+/** Runs one block as an ES module and returns what it printed. */
+function printedBy(block, name) {
   mkdirSync(work, { recursive: true });
   try {
-    writeFileSync(join(work, 'strip.mjs'), stripBlock.code);
-    const printed = execFileSync(process.execPath, [join(work, 'strip.mjs')], { encoding: 'utf8' });
-    assert.equal(printed, "[ 'Sure.', 'Done <tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>' ]\nDone \n");
+    writeFileSync(join(work, name), block.code);
+    return execFileSync(process.execPath, [join(work, name)], { encoding: 'utf8' });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-});
+}
 
 test('the run corpus block runs', () => {
-  mkdirSync(work, { recursive: true });
-  try {
-    writeFileSync(join(work, 'corpus.mjs'), corpusBlock.code);
-    const printed = execFileSync(process.execPath, [join(work, 'corpus.mjs')], { encoding: 'utf8' });
-    assert.equal(printed, 'checked-pass\nchecked-fail served by nothing in the window the model saw\nnot-applicable\n');
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  assert.equal(printedBy(corpusBlock, 'corpus.mjs'), 'checked-pass\nchecked-fail served by nothing in the window the model saw\nnot-applicable\n');
+});
+
+test('the strip block runs and prints what its comments say', () => {
+  assert.equal(printedBy(stripBlock, 'strip.mjs'), "[ 'Sure.', 'Done <tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>' ]\nDone \n");
 });
 
 test('the first guard block runs and prints what the README shows', () => {
-  mkdirSync(work, { recursive: true });
-  try {
-    const [first] = guardBlocks;
-    writeFileSync(join(work, 'guard.mjs'), first.code);
-    const printed = execFileSync(process.execPath, [join(work, 'guard.mjs')], { encoding: 'utf8' });
-    const shown = blocks.find((block) => block.lang === 'text' && block.at > first.at);
-    assert.equal(printed, shown.code);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const [first] = guardBlocks;
+  const shown = blocks.find((block) => block.lang === 'text' && block.at > first.at);
+  assert.equal(printedBy(first, 'guard.mjs'), shown.code);
 });
 
 test('each of those blocks type-checks under strict, against ai 6 and ai 7', () => {
