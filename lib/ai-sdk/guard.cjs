@@ -46,7 +46,6 @@ function firstCallId(content, type) {
 
 const resultEntry = (part) => ({ role: 'tool', toolName: part.toolName, toolCallId: part.toolCallId, ...readOutput(part.output) });
 
-/** Reads the AI SDK's prompt messages (`LanguageModelV3Prompt` and V4). */
 // The kinds of prompt message, as the guard tells them apart. An assistant
 // message that calls tools is named by its first call's id, and so is the
 // tool message that answers it: two kinds, so the two names never meet.
@@ -57,6 +56,7 @@ const CALLS = 3;
 const RESULTS = 4;
 const KINDS = { system: SYSTEM, user: USER, assistant: ASSISTANT, tool: RESULTS };
 
+/** Reads the AI SDK's prompt messages (`LanguageModelV3Prompt` and V4) for the guard. */
 const promptMessages = {
   kindOf(message) {
     const kind = KINDS[message.role] ?? USER;
@@ -123,7 +123,7 @@ function createGuard(options) {
     try {
       return guard.modelCall(params.prompt ?? [], promptMessages, offeredTools(params));
     } catch (error) {
-      guard.fail(error);
+      guard.report(error);
       return undefined;
     }
   };
@@ -131,7 +131,7 @@ function createGuard(options) {
     try {
       guard.answered(calls, epoch);
     } catch (error) {
-      guard.fail(error);
+      guard.report(error);
     }
   };
 

@@ -68,16 +68,14 @@ function readOptions(options, who) {
 }
 
 /**
- * The default reading of a tool result, as EMPTY_LOOKUP.md reads one: an
- * array is a rowset, agentfootprint's absence envelope is an absence, and any
- * other shape is bespoke (no reading, so `not-applicable`).
+ * The default reading of a tool result: agentfootprint's absence envelope
+ * (what its `absent()` mints) is a declared absence; anything else is read
+ * by `readLookupResult` as it is (an array a rowset, any other shape no
+ * reading, so `not-applicable`).
  */
 function defaultReading(value) {
-  if (Array.isArray(value)) return native.readLookupResult(value, false);
-  if (isRecord(value) && value.af_absent === true && Array.isArray(value.checked) && value.checked.length > 0) {
-    return native.readLookupResult(value, true);
-  }
-  return undefined;
+  const absence = isRecord(value) && value.af_absent === true && Array.isArray(value.checked) && value.checked.length > 0;
+  return native.readLookupResult(value, absence);
 }
 
 /**
@@ -151,7 +149,7 @@ class Guard {
     const fresh = this.sync(messages, translator);
     const epoch = this.epoch;
     this.offered = offered;
-    for (const message of fresh) this.pushMessage(message, translator, epoch);
+    for (const appeared of fresh) this.pushMessage(appeared, translator, epoch);
     this.judgeCompose(offered, epoch);
     return epoch;
   }
@@ -197,8 +195,9 @@ class Guard {
 
   /**
    * Matches the prompt's messages against the run's, evicts what the prompt
-   * dropped and returns the messages it adds, in order. A prompt that shares
-   * no message but system messages with the run starts a new run.
+   * dropped and returns the messages it adds, in order, each as
+   * `{ message, kind, key }`. A prompt that shares no message but system
+   * messages with the run starts a new run.
    *
    * This is the one part of a model call that reads every message of the
    * prompt, so it only asks each for its kind and key, and looks the key up
@@ -221,7 +220,7 @@ class Guard {
         record = records.get(`${key}\u0000${n}`);
       }
       if (record === undefined) {
-        fresh.push(message);
+        fresh.push({ message, kind, key });
       } else {
         record.pass = pass;
         matched += 1;
@@ -232,7 +231,10 @@ class Guard {
       this.startRun();
       this.pass = pass;
       this.epoch = 0;
-      return [...messages];
+      return messages.map((message) => {
+        const kind = translator.kindOf(message);
+        return { message, kind, key: translator.keyOf(message, kind) };
+      });
     }
     this.epoch += 1;
     // Every message of the run is in this prompt: nothing to evict.
@@ -260,7 +262,7 @@ class Guard {
   }
 
   /** Pushes one message that just appeared; an armed result is judged first. */
-  pushMessage(message, translator, epoch) {
+  pushMessage({ message, kind, key: base }, translator, epoch) {
     const ids = [];
     const calls = [];
     let system = true;
@@ -281,9 +283,7 @@ class Guard {
         ids.push(this.corpus.push({ role: entry.role, text: entry.text }));
       }
     }
-    const kind = translator.kindOf(message);
     const records = this.recordsOf(kind);
-    const base = translator.keyOf(message, kind);
     let key = base;
     // The first numbered key the run does not hold yet, as `sync` looks them up.
     for (let n = 2; records.has(key); n++) key = `${base}\u0000${n}`;
@@ -378,11 +378,6 @@ class Guard {
     if (this.warned) return;
     this.warned = true;
     console.warn(`seamguard: a check could not be made and was noted unreachable (pass onError to see each): ${error?.stack ?? error}`);
-  }
-
-  /** The guard's own error, outside any check: reported, never thrown. */
-  fail(error) {
-    this.report(error);
   }
 }
 
