@@ -442,6 +442,20 @@ export interface ExternalGrounding {
  */
 export type IntegritySeam = 'write' | 'compose' | 'wire' | 'choice' | 'claim'
 
+/** A tool call read out of leaked markup. */
+export interface LeakedCall {
+  /** The offered tool it names. */
+  readonly name: string
+  /**
+   * Its arguments as a JSON value: parsed from JSON, from parameter
+   * tags, or from pythonic `key=value` arguments. Absent when they did
+   * not parse; then `rawInput` holds their text.
+   */
+  readonly input?: unknown
+  /** The argument text as written, when it did not parse. */
+  readonly rawInput?: string
+}
+
 /** What could be read about a finished lookup's result. */
 export interface LookupResultReading {
   /**
@@ -533,6 +547,15 @@ export interface ScaffoldingFilterOptions {
    * `ScaffoldRegistry` is such a list compiled once, to share.
    */
   readonly patterns?: ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall> | ScaffoldRegistry | undefined
+  /**
+   * The tools the model was offered, by name or as `{ name, parameters }`.
+   * Given, the filter also strips a leaked call to any of them in
+   * whatever markup it comes: tags, attributes, JSON, pythonic calls,
+   * special tokens and the wrappers around them, including formats no
+   * preset names. Each such strip carries the calls read out of it
+   * (`StripEvent.calls`). An empty or repeated name is a `TypeError`.
+   */
+  readonly tools?: ReadonlyArray<string | ScaffoldTool> | undefined
   /**
    * What `flush()` does with a span still open at the end: `'emit'`
    * (the default, as the reference filter) returns it as text, `'drop'`
@@ -664,6 +687,16 @@ export interface ScaffoldToken {
 }
 
 /**
+ * An offered tool for tool-aware detection: its name, and the names of
+ * its parameters when known (then only those count as arguments in
+ * parameter tags).
+ */
+export interface ScaffoldTool {
+  readonly name: string
+  readonly parameters?: ReadonlyArray<string> | undefined
+}
+
+/**
  * One tool offered in a request, and the tools whose results ground its
  * arguments.
  */
@@ -682,9 +715,16 @@ export interface StripEvent {
   readonly reason: StripReason
   /**
    * The index of the pattern that stripped it: in `options.patterns`,
-   * or in `SCAFFOLD_PATTERNS` for the default patterns.
+   * or in `SCAFFOLD_PATTERNS` for the default patterns; -1 when
+   * tool-aware detection (`options.tools`) stripped it.
    */
   readonly pattern: number
+  /**
+   * Under tool-aware detection, the calls read out of the span, in
+   * order (a span may hold several, or none when the text ended inside
+   * it under `openSpanAtEnd: 'drop'`).
+   */
+  readonly calls?: Array<LeakedCall>
 }
 
 /**

@@ -357,6 +357,30 @@ impl Js {
         Ok(boolean)
     }
 
+    /// Defines `key` on `object` as an own, enumerable data property, as
+    /// `JSON.parse` does (so a `"__proto__"` key is a key, not a prototype).
+    pub fn define(&self, object: Handle, key: Handle, value: Handle) -> Result<()> {
+        let descriptor = sys::napi_property_descriptor {
+            utf8name: ptr::null(),
+            name: key,
+            method: None,
+            getter: None,
+            setter: None,
+            value,
+            attributes: sys::PropertyAttributes::writable
+                | sys::PropertyAttributes::enumerable
+                | sys::PropertyAttributes::configurable,
+            data: ptr::null_mut(),
+        };
+        check_status!(unsafe { sys::napi_define_properties(self.env, object, 1, &descriptor) })
+    }
+
+    pub fn null(&self) -> Result<Handle> {
+        let mut null = ptr::null_mut();
+        check_status!(unsafe { sys::napi_get_null(self.env, &mut null) })?;
+        Ok(null)
+    }
+
     pub fn undefined(&self) -> Result<Handle> {
         let mut undefined = ptr::null_mut();
         check_status!(unsafe { sys::napi_get_undefined(self.env, &mut undefined) })?;

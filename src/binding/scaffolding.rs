@@ -146,9 +146,46 @@ pub struct StripEvent {
     #[napi(readonly)]
     pub reason: StripReason,
     /// The index of the pattern that stripped it: in `options.patterns`,
-    /// or in `SCAFFOLD_PATTERNS` for the default patterns.
+    /// or in `SCAFFOLD_PATTERNS` for the default patterns; -1 when
+    /// tool-aware detection (`options.tools`) stripped it.
     #[napi(readonly)]
-    pub pattern: u32,
+    pub pattern: i32,
+    /// Under tool-aware detection, the calls read out of the span, in
+    /// order (a span may hold several, or none when the text ended inside
+    /// it under `openSpanAtEnd: 'drop'`).
+    #[napi(readonly)]
+    pub calls: Option<Vec<LeakedCall>>,
+}
+
+/// A tool call read out of leaked markup.
+// Declared for the typings; built in `strip_event`.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct LeakedCall {
+    /// The offered tool it names.
+    #[napi(readonly)]
+    pub name: String,
+    /// Its arguments as a JSON value: parsed from JSON, from parameter
+    /// tags, or from pythonic `key=value` arguments. Absent when they did
+    /// not parse; then `rawInput` holds their text.
+    #[napi(readonly, ts_type = "unknown")]
+    pub input: Option<()>,
+    /// The argument text as written, when it did not parse.
+    #[napi(readonly)]
+    pub raw_input: Option<String>,
+}
+
+/// An offered tool for tool-aware detection: its name, and the names of
+/// its parameters when known (then only those count as arguments in
+/// parameter tags).
+// Declared for the typings only: tools are read by hand.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct ScaffoldTool {
+    #[napi(readonly)]
+    pub name: String,
+    #[napi(readonly, ts_type = "ReadonlyArray<string> | undefined")]
+    pub parameters: Option<()>,
 }
 
 /// Options for `new ScaffoldingFilter(options)`. Every key is optional, and
@@ -175,6 +212,14 @@ pub struct ScaffoldingFilterOptions {
         ts_type = "ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall> | ScaffoldRegistry | undefined"
     )]
     pub patterns: Option<()>,
+    /// The tools the model was offered, by name or as `{ name, parameters }`.
+    /// Given, the filter also strips a leaked call to any of them in
+    /// whatever markup it comes: tags, attributes, JSON, pythonic calls,
+    /// special tokens and the wrappers around them, including formats no
+    /// preset names. Each such strip carries the calls read out of it
+    /// (`StripEvent.calls`). An empty or repeated name is a `TypeError`.
+    #[napi(readonly, ts_type = "ReadonlyArray<string | ScaffoldTool> | undefined")]
+    pub tools: Option<()>,
     /// What `flush()` does with a span still open at the end: `'emit'`
     /// (the default, as the reference filter) returns it as text, `'drop'`
     /// strips it (reason `'unclosed-at-end'`). A partial marker at the end
@@ -480,7 +525,7 @@ impl ScaffoldingFilter {
                 .with_value(&js.unknown(on_strip))
                 .with_property_attributes(PropertyAttributes::Default)])?;
         }
-        let core = scaffolding::ScaffoldingFilter::with_options(settings.registry, settings.options);
+        let core = settings.filter();
         Ok(ScaffoldingFilter {
             state: RefCell::new(State { core, owed: Vec::new() }),
             has_on_strip: settings.on_strip.is_some(),
@@ -496,7 +541,11 @@ impl ScaffoldingFilter {
     /// costs no more memory than one. Throws a `TypeError` when `text` is not
     /// a string, and the filter's own errors for bad options; if `onStrip`
     /// throws, so does this, and the text is not returned.
-    #[napi(catch_unwind, ts_args_type = "text: string, options?: ScaffoldingFilterOptions", ts_return_type = "string")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "text: string, options?: ScaffoldingFilterOptions",
+        ts_return_type = "string"
+    )]
     pub fn strip<'env>(env: &'env Env, text: Unknown<'env>, options: Unknown<'env>) -> Result<Unknown<'env>> {
         let js = Js::new(env);
         let text = text.raw();
@@ -504,7 +553,7 @@ impl ScaffoldingFilter {
             return Err(js.wrong_type("ScaffoldingFilter.strip: text", "a string", text));
         }
         let settings = read_options(js, options.raw())?;
-        let mut core = scaffolding::ScaffoldingFilter::with_options(settings.registry, settings.options);
+        let mut core = settings.filter();
         // A filter only ever removes units, so a feed that emits as many as
         // it was given emitted the text unchanged, held nothing, and the
         // text is its own answer.
@@ -521,7 +570,7 @@ impl ScaffoldingFilter {
         if let Some(on_strip) = settings.on_strip {
             let this = js.undefined()?;
             for strip in core.strips() {
-                js.call(on_strip, this, &[strip_event(js, strip)?])?;
+                js.call(on_strip, this, &[strip_event(js, core.tools(), strip)?])?;
             }
         }
         if whole {
@@ -548,7 +597,7 @@ impl ScaffoldingFilter {
             let text = js.with_units(chunk, |units| {
                 // When the answer is the whole chunk (nothing was held before
                 // or after, nothing stripped), the chunk itself is the answer.
-                let held_before = core.held().len();
+                let held_before = core.held_len();
                 core.feed_with(units, |emitted| {
                     if held_before == 0 && emitted.len() == units.len() {
                         Ok(chunk)
@@ -617,7 +666,7 @@ impl ScaffoldingFilter {
     /// expression that looks behind its start (`^` with `m`, `\b`).
     #[napi(getter, catch_unwind, ts_return_type = "string | null")]
     pub fn start_units(&self) -> Option<Utf16String> {
-        self.state.borrow().core.registry().start_units().map(Utf16String::from)
+        self.state.borrow().core.start_units().map(Utf16String::from)
     }
 }
 
@@ -644,7 +693,7 @@ impl ScaffoldingFilter {
                 let event = {
                     let state = self.state.borrow();
                     let Some(strip) = state.core.strip(index) else { break };
-                    strip_event(js, strip)?
+                    strip_event(js, state.core.tools(), strip)?
                 };
                 // Counted before the call: a strip is announced once, even
                 // when the callback throws.
@@ -676,23 +725,75 @@ impl Drop for Announcing<'_> {
     }
 }
 
-/// `{ span, reason, pattern }`.
-fn strip_event(js: Js, strip: scaffolding::Strip<'_>) -> Result<Handle> {
+/// `{ span, reason, pattern }`, and `calls` for a strip that tool-aware
+/// detection made (its `pattern` is -1).
+fn strip_event(js: Js, tools: Option<&scaffolding::Tools>, strip: scaffolding::Strip<'_>) -> Result<Handle> {
+    let span = js.string(strip.span)?;
+    let reason = js.str(strip.reason.as_str())?;
+    let (Some(tools), scaffolding::TOOLS) = (tools, strip.pattern) else {
+        return js.object(&[
+            (c"span", span),
+            (c"reason", reason),
+            (c"pattern", js.number(strip.pattern as f64)?),
+        ]);
+    };
+    let calls = strip
+        .calls
+        .iter()
+        .map(|call| {
+            let name = js.string(&tools.list()[call.tool].name)?;
+            match &call.input {
+                Ok(input) => js.object(&[(c"name", name), (c"input", json_value(js, input)?)]),
+                Err(raw) => js.object(&[(c"name", name), (c"rawInput", js.string(raw)?)]),
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
     js.object(&[
-        (c"span", js.string(strip.span)?),
-        (c"reason", js.str(strip.reason.as_str())?),
-        (c"pattern", js.number(strip.pattern as f64)?),
+        (c"span", span),
+        (c"reason", reason),
+        (c"pattern", js.number(-1.0)?),
+        (c"calls", js.array(&calls)?),
     ])
+}
+
+/// A JSON value as a JavaScript one (numbers as doubles, as `JSON.parse`
+/// makes them). The depth is bounded by the parser that made the value.
+fn json_value(js: Js, value: &serde_json::Value) -> Result<Handle> {
+    use serde_json::Value;
+    match value {
+        Value::Null => js.null(),
+        Value::Bool(flag) => js.boolean(*flag),
+        Value::Number(number) => js.number(number.as_f64().unwrap_or(f64::NAN)),
+        Value::String(text) => js.str(text),
+        Value::Array(items) => {
+            let items = items.iter().map(|item| json_value(js, item)).collect::<Result<Vec<_>>>()?;
+            js.array(&items)
+        }
+        Value::Object(fields) => {
+            let object = js.object(&[])?;
+            for (key, item) in fields {
+                js.define(object, js.str(key)?, json_value(js, item)?)?;
+            }
+            Ok(object)
+        }
+    }
 }
 
 /// The options as the core takes them.
 struct Settings {
     registry: Arc<Registry>,
     options: scaffolding::Options,
+    tools: Option<Arc<scaffolding::Tools>>,
     on_strip: Option<Handle>,
 }
 
-const OPTION_NAMES: [&str; 4] = ["patterns", "openSpanAtEnd", "onStrip", "maxHeld"];
+impl Settings {
+    fn filter(&self) -> scaffolding::ScaffoldingFilter {
+        scaffolding::ScaffoldingFilter::with_tools(self.registry.clone(), self.options, self.tools.clone())
+    }
+}
+
+const OPTION_NAMES: [&str; 5] = ["patterns", "tools", "openSpanAtEnd", "onStrip", "maxHeld"];
 
 /// Reads `new ScaffoldingFilter(options)`'s argument, naming the first bad
 /// value in a JavaScript error.
@@ -700,6 +801,7 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
     let mut settings = Settings {
         registry: Registry::of_defaults(),
         options: scaffolding::Options::default(),
+        tools: None,
         on_strip: None,
     };
     match js.type_of(options)? {
@@ -733,6 +835,11 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
                 " (leave it out for the default patterns)",
             )?),
         };
+    }
+
+    let tools = js.get(options, c"tools")?;
+    if given(tools)? {
+        settings.tools = Some(Arc::new(read_tools(js, tools)?));
     }
 
     let policy = js.get(options, c"openSpanAtEnd")?;
@@ -792,6 +899,71 @@ fn compiled_registry(js: Js, value: Handle) -> Result<Option<Arc<Registry>>> {
         )
     })?;
     Ok(Some(Arc::clone(&instance.registry)))
+}
+
+/// `options.tools`: an array of names, or of `{ name, parameters? }` with
+/// `parameters` an array of names.
+fn read_tools(js: Js, list: Handle) -> Result<scaffolding::Tools> {
+    let what = "ScaffoldingFilter: options.tools";
+    let shapes = "an array of tool names or { name, parameters? } objects";
+    let mut is_array = IsArray::new(js);
+    if !is_array.test(list)? {
+        return Err(js.wrong_type(what, shapes, list));
+    }
+    let mut tools = Vec::new();
+    for index in 0..is_array.len(list)? {
+        let entry = js.element(list, index as u32)?;
+        let at = format!("{what}[{index}]");
+        let tool = match js.type_of(entry)? {
+            ValueType::String => scaffolding::Tool { name: js.utf16(entry)?, parameters: None },
+            ValueType::Object if !is_array.test(entry)? => {
+                for key in js.own_keys(entry)? {
+                    let key = String::from_utf16_lossy(&key);
+                    if key != "name" && key != "parameters" {
+                        return Err(js.type_error(&format!(
+                            "{at}.{} is not a tool field (the fields are name, parameters)",
+                            clip(&key)
+                        )));
+                    }
+                }
+                let name = js.get(entry, c"name")?;
+                if js.type_of(name)? != ValueType::String {
+                    return Err(js.wrong_type(&format!("{at}.name"), "a string", name));
+                }
+                let parameters = js.get(entry, c"parameters")?;
+                let parameters = match js.type_of(parameters)? {
+                    ValueType::Undefined => None,
+                    _ if is_array.test(parameters)? => {
+                        let mut names = Vec::new();
+                        for p in 0..is_array.len(parameters)? {
+                            let parameter = js.element(parameters, p as u32)?;
+                            if js.type_of(parameter)? != ValueType::String {
+                                return Err(js.wrong_type(
+                                    &format!("{at}.parameters[{p}]"),
+                                    "a string",
+                                    parameter,
+                                ));
+                            }
+                            names.push(js.utf16(parameter)?);
+                        }
+                        Some(names)
+                    }
+                    _ => {
+                        return Err(js.wrong_type(
+                            &format!("{at}.parameters"),
+                            "an array of parameter names",
+                            parameters,
+                        ))
+                    }
+                };
+                scaffolding::Tool { name: js.utf16(name)?, parameters }
+            }
+            _ => return Err(js.wrong_type(&at, "a tool name or a { name, parameters? } object", entry)),
+        };
+        tools.push(tool);
+    }
+    scaffolding::Tools::new(tools)
+        .map_err(|error| js.type_error(&format!("{what}[{}]: {}", error.tool, error.reason)))
 }
 
 /// A non-empty array of pattern entries that together make a registry;

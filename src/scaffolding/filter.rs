@@ -8,6 +8,7 @@
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
+use super::calls::{CallStage, ParsedCall, Tools};
 use super::one_pass::{OnePass, Pass};
 use super::registry::{Form, Registry};
 use super::threads::Threads;
@@ -59,13 +60,19 @@ impl StripReason {
 }
 
 /// One stripped span, with why and by which pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Strip<'a> {
     pub span: &'a [u16],
     pub reason: StripReason,
-    /// The index of the pattern in the registry's list.
+    /// The index of the pattern in the registry's list, or [`TOOLS`] for
+    /// tool-aware detection.
     pub pattern: usize,
+    /// The calls read out of the span (tool-aware detection only).
+    pub calls: &'a [ParsedCall],
 }
+
+/// The `pattern` of a strip made by tool-aware detection.
+pub const TOOLS: usize = usize::MAX;
 
 /// Where a stripped span ends in the filter's `stripped` text, and what
 /// stripped it.
@@ -74,6 +81,8 @@ struct StripRecord {
     end: usize,
     reason: StripReason,
     pattern: usize,
+    /// Where this strip's calls end in the log's `calls`.
+    calls_end: usize,
 }
 
 /// Every stripped span's text, back to back, with one record per span.
@@ -81,6 +90,7 @@ struct StripRecord {
 pub(crate) struct StripLog {
     stripped: Vec<u16>,
     strips: Vec<StripRecord>,
+    calls: Vec<ParsedCall>,
 }
 
 impl StripLog {
@@ -89,7 +99,28 @@ impl StripLog {
         for piece in pieces {
             self.stripped.extend_from_slice(piece);
         }
-        self.strips.push(StripRecord { end: self.stripped.len(), reason, pattern });
+        self.strips.push(StripRecord {
+            end: self.stripped.len(),
+            reason,
+            pattern,
+            calls_end: self.calls.len(),
+        });
+    }
+
+    /// Records a span stripped by tool-aware detection, with its calls.
+    pub(crate) fn record_call(&mut self, span: &[u16], reason: StripReason, calls: Vec<ParsedCall>) {
+        self.calls.extend(calls);
+        self.record(&[span], reason, TOOLS);
+    }
+
+    #[cfg(test)]
+    pub(crate) fn spans(&self) -> impl Iterator<Item = &[u16]> + '_ {
+        (0..self.len()).map(|index| self.at(index).span)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn calls_of(&self, index: usize) -> &[ParsedCall] {
+        self.at(index).calls
     }
 
     fn len(&self) -> usize {
@@ -102,12 +133,17 @@ impl StripLog {
 
     /// The strip with an index below `len()`.
     fn at(&self, index: usize) -> Strip<'_> {
-        let StripRecord { end, reason, pattern } = self.strips[index];
-        let start = match index {
-            0 => 0,
-            _ => self.strips[index - 1].end,
+        let StripRecord { end, reason, pattern, calls_end } = self.strips[index];
+        let (start, calls_start) = match index {
+            0 => (0, 0),
+            _ => (self.strips[index - 1].end, self.strips[index - 1].calls_end),
         };
-        Strip { span: &self.stripped[start..end], reason, pattern }
+        Strip {
+            span: &self.stripped[start..end],
+            reason,
+            pattern,
+            calls: &self.calls[calls_start..calls_end],
+        }
     }
 }
 
@@ -128,6 +164,9 @@ enum Engine {
 pub struct ScaffoldingFilter {
     registry: Arc<Registry>,
     options: Options,
+    /// Tool-aware detection, when tools were given: it reads the text
+    /// first, and the registry's engine reads what it lets through.
+    tools: Option<(Arc<Tools>, CallStage)>,
     engine: Engine,
     log: StripLog,
 }
@@ -151,11 +190,34 @@ impl ScaffoldingFilter {
 
     /// A filter for any checked registry and options.
     pub fn with_options(registry: Arc<Registry>, options: Options) -> Self {
+        Self::with_tools(registry, options, None)
+    }
+
+    /// A filter that also strips a leaked call to any of `tools`, in
+    /// whatever markup it comes (see the `calls` module). An empty list
+    /// adds nothing.
+    pub fn with_tools(registry: Arc<Registry>, options: Options, tools: Option<Arc<Tools>>) -> Self {
         let engine = match registry.form() {
             Form::Literals(literals) => Engine::OnePass(OnePass::new(literals)),
             Form::General(_) => Engine::Threads(Threads::default()),
         };
-        ScaffoldingFilter { registry, options, engine, log: StripLog::default() }
+        let tools = tools.filter(|tools| !tools.is_empty()).map(|tools| (tools, CallStage::default()));
+        ScaffoldingFilter { registry, options, tools, engine, log: StripLog::default() }
+    }
+
+    /// Every unit a strip can begin with, as [`Registry::start_units`];
+    /// `None` under tool-aware detection, where a tool's name can begin
+    /// one.
+    pub fn start_units(&self) -> Option<Vec<u16>> {
+        match self.tools {
+            Some(_) => None,
+            None => self.registry.start_units(),
+        }
+    }
+
+    /// The offered tools that tool-aware detection reads, if any.
+    pub fn tools(&self) -> Option<&Tools> {
+        self.tools.as_ref().map(|(tools, _)| &**tools)
     }
 
     pub fn registry(&self) -> &Registry {
@@ -178,6 +240,19 @@ impl ScaffoldingFilter {
         if chunk.is_empty() {
             return emit(&[]);
         }
+        if let Some((tools, stage)) = &mut self.tools {
+            let mut passed = Vec::with_capacity(chunk.len());
+            stage.feed(tools, self.options, &mut self.log, chunk, &mut passed);
+            if passed.is_empty() {
+                return emit(&[]);
+            }
+            return self.engine_feed_with(&passed, emit);
+        }
+        self.engine_feed_with(chunk, emit)
+    }
+
+    /// Feeds the registry's engine.
+    fn engine_feed_with<R>(&mut self, chunk: &[u16], emit: impl FnOnce(&[u16]) -> R) -> R {
         match (&mut self.engine, self.registry.form()) {
             (Engine::OnePass(state), Form::Literals(literals)) => {
                 Pass { state, literals, options: self.options, log: &mut self.log }.feed_with(chunk, emit)
@@ -196,6 +271,19 @@ impl ScaffoldingFilter {
     /// (returned as text, or stripped). The counters and spans stay; the
     /// filter can be fed again, as at the start of a new stream.
     pub fn flush(&mut self) -> Vec<u16> {
+        let mut out = Vec::new();
+        if let Some((tools, stage)) = &mut self.tools {
+            let mut passed = Vec::new();
+            stage.flush(tools, self.options, &mut self.log, &mut passed);
+            if !passed.is_empty() {
+                out = self.engine_feed_with(&passed, <[u16]>::to_vec);
+            }
+        }
+        out.extend_from_slice(&self.engine_flush());
+        out
+    }
+
+    fn engine_flush(&mut self) -> Vec<u16> {
         match (&mut self.engine, self.registry.form()) {
             (Engine::OnePass(state), Form::Literals(literals)) => {
                 Pass { state, literals, options: self.options, log: &mut self.log }.flush()
@@ -229,30 +317,46 @@ impl ScaffoldingFilter {
         self.log.get(index)
     }
 
-    /// The text held back for the next feed or the flush.
-    pub fn held(&self) -> &[u16] {
-        match &self.engine {
-            Engine::OnePass(state) => state.held(),
-            Engine::Threads(state) => state.held(),
+    /// The text held back for the next feed or the flush: what the
+    /// registry's engine holds, then what tool-aware detection holds.
+    pub fn held(&self) -> Vec<u16> {
+        let mut held = match &self.engine {
+            Engine::OnePass(state) => state.held().to_vec(),
+            Engine::Threads(state) => state.held().to_vec(),
+        };
+        if let Some((_, stage)) = &self.tools {
+            held.extend_from_slice(stage.held());
         }
+        held
+    }
+
+    /// How many units are held back (the length of [`held`](Self::held)).
+    pub fn held_len(&self) -> usize {
+        let engine = match &self.engine {
+            Engine::OnePass(state) => state.held().len(),
+            Engine::Threads(state) => state.held().len(),
+        };
+        engine + self.tools.as_ref().map_or(0, |(_, stage)| stage.held().len())
     }
 
     /// Whether the held text begins an unclosed span (for the general
     /// engine: whether some match in progress has its opening complete).
     pub fn is_span_open(&self) -> bool {
-        match &self.engine {
+        let engine = match &self.engine {
             Engine::OnePass(state) => state.is_span_open(),
             Engine::Threads(state) => state.is_span_open(),
-        }
+        };
+        engine || self.tools.as_ref().is_some_and(|(_, stage)| stage.is_span_open())
     }
 
     /// Whether nothing is held and no span is open: then a chunk with none
     /// of the registry's [`Registry::start_units`] comes out of `feed`
     /// whole, and leaves the filter idle.
     pub fn is_idle(&self) -> bool {
-        match &self.engine {
+        let engine = match &self.engine {
             Engine::OnePass(state) => state.held().is_empty() && !state.is_span_open(),
             Engine::Threads(state) => state.is_idle(),
-        }
+        };
+        engine && self.tools.as_ref().is_none_or(|(_, stage)| stage.is_idle())
     }
 }

@@ -46,6 +46,7 @@
 //! bound what an open span holds. Each strip is recorded with its reason
 //! and pattern ([`Strip`]), for a caller that reports them as they happen.
 
+mod calls;
 mod filter;
 mod json;
 mod one_pass;
@@ -54,7 +55,8 @@ mod regex;
 pub mod registry;
 mod threads;
 
-pub use filter::{OpenSpanPolicy, Options, ScaffoldingFilter, Strip, StripReason};
+pub use calls::{ParsedCall, Tool, Tools, ToolsError};
+pub use filter::{OpenSpanPolicy, Options, ScaffoldingFilter, Strip, StripReason, TOOLS};
 pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
 pub use registry::{default_patterns, Part, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};

@@ -258,8 +258,9 @@ impl Registry {
     /// text and nothing any filter did, so sharing it keeps no state
     /// between filters, and a filter no longer pays a compile.
     pub fn of_defaults() -> Arc<Registry> {
-        static DEFAULTS: LazyLock<Arc<Registry>> =
-            LazyLock::new(|| Arc::new(Registry::new(default_patterns()).expect("the default registry is well formed")));
+        static DEFAULTS: LazyLock<Arc<Registry>> = LazyLock::new(|| {
+            Arc::new(Registry::new(default_patterns()).expect("the default registry is well formed"))
+        });
         Arc::clone(&DEFAULTS)
     }
 

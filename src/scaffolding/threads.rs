@@ -641,9 +641,10 @@ impl Threads {
     /// cut off by a token limit is the answer's own text.
     fn unclosed_is_call(&self, general: &General, thread: &Thread) -> bool {
         match (&thread.step, &general.patterns[thread.pattern]) {
-            (Step::Call(Call { phase: CallPhase::Value { .. }, value_from }), Compiled::JsonCall { tool_names }) => {
-                json::shows_tool_call(&self.held[value_from - self.base..], tool_names.as_deref())
-            }
+            (
+                Step::Call(Call { phase: CallPhase::Value { .. }, value_from }),
+                Compiled::JsonCall { tool_names },
+            ) => json::shows_tool_call(&self.held[value_from - self.base..], tool_names.as_deref()),
             _ => true,
         }
     }
