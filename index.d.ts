@@ -95,6 +95,9 @@ export interface IntegrityRunOptions {
  */
 export declare function beginIntegrityRun(options?: IntegrityRunOptions): DispositionLedger;
 
+/** The type of `SCAFFOLD_SPECIAL_TOKENS`: pattern entries, frozen. */
+export type SpecialTokens = ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -525,6 +528,14 @@ export declare const SCAFFOLD_PATTERNS: string[]
  * them: `Object.values(SCAFFOLD_PRESETS).flat()`.
  */
 export declare const SCAFFOLD_PRESETS: ScaffoldPresets
+
+/**
+ * Every preset pattern that begins with a special token (`<|…|>`,
+ * `<｜…｜>`, `[TOOL_CALLS]`, `]<]minimax[>[`), in preset order, each once:
+ * the markup no answer writes on purpose, from every family. Frozen.
+ * `scaffoldingMiddleware()` strips it by default.
+ */
+export declare const SCAFFOLD_SPECIAL_TOKENS: SpecialTokens
 
 /**
  * Options for `new ScaffoldingFilter(options)`. Every key is optional, and

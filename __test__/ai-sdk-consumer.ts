@@ -28,5 +28,21 @@ void recovering;
 // @ts-expect-error recover is a boolean
 scaffoldingMiddleware({ recover: 'yes' });
 
+// Healing, with the offered tools read from each call, or given.
+import type { HealEvent } from 'seamguard/ai-sdk';
+import { SCAFFOLD_SPECIAL_TOKENS } from 'seamguard';
+const healing = scaffoldingMiddleware({
+  heal: true,
+  onHeal: ({ calls, stripped }: HealEvent) => console.warn(calls.map((call) => `${call.toolName}#${call.toolCallId}`), stripped.length),
+  patterns: SCAFFOLD_SPECIAL_TOKENS,
+  tools: ['get_weather', { name: 'read_file', parameters: ['path'] }],
+  onStrip: (event) => {
+    for (const call of event.calls ?? []) console.warn(call.name, call.input ?? call.rawInput);
+  },
+});
+void healing;
+// @ts-expect-error a tool's parameters are names
+scaffoldingMiddleware({ tools: [{ name: 'x', parameters: 'path' }] });
+
 // @ts-expect-error the middleware is not a model
 wrapLanguageModel({ model: middleware, middleware });

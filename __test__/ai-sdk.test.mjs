@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { scaffoldingMiddleware } from 'seamguard/ai-sdk';
+import { SCAFFOLD_PRESETS, SCAFFOLD_SPECIAL_TOKENS } from 'seamguard';
 
 import { sdkMajors } from './agents.mjs';
 import { bareOutputs, goldenChunkings } from './helpers.mjs';
@@ -140,11 +141,20 @@ for (const sdk of await sdkMajors()) {
         assert.deepEqual(out, [start('t'), delta('t', 'a'), { ...delta('t', ''), providerMetadata }, delta('t', 'b'), end('t'), FINISH]);
       });
 
-      it('sends what a bare filter emits, for every golden chunking', async () => {
+      it('given the default patterns, sends what the reference filter emits, for every golden chunking', async () => {
+        for (const { name, chunks } of goldenChunkings()) {
+          const parts = [start('t'), ...chunks.map((chunk) => delta('t', chunk)), end('t')];
+          const out = await streamedParts(parts, { options: { patterns: SCAFFOLD_PRESETS.lfm2 } });
+          const texts = out.filter((part) => part.type === 'text-delta').map((part) => part.delta);
+          assert.deepEqual(texts, bareOutputs(chunks), name);
+        }
+      });
+
+      it('by default, sends what a filter for every family\'s special tokens emits', async () => {
         for (const { name, chunks } of goldenChunkings()) {
           const out = await streamedParts([start('t'), ...chunks.map((chunk) => delta('t', chunk)), end('t')]);
           const texts = out.filter((part) => part.type === 'text-delta').map((part) => part.delta);
-          assert.deepEqual(texts, bareOutputs(chunks), name);
+          assert.deepEqual(texts, bareOutputs(chunks, { patterns: SCAFFOLD_SPECIAL_TOKENS }), name);
         }
       });
 

@@ -11,7 +11,7 @@ import { inChild } from './helpers.mjs';
 import * as esm from 'seamguard';
 import {
   __napiBindingTarget, AssertionStratum, ContextErrorKind, Disposition, EMPTY_LOOKUP_CEILING, emptyLookupOf,
-  IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS,
+  IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS, SCAFFOLD_SPECIAL_TOKENS,
   ScaffoldingFilter, ScaffoldRegistry, StripReason, RunCorpus, RunRole, unsupportedArgumentsOf, declaredEnumValuesOf,
   danglingReferencesOf, dispositionLedger, CheckerDeadError, contextErrorIdentity, dedupeContextErrors, beginIntegrityRun,
 } from 'seamguard';
@@ -69,7 +69,7 @@ test('the named imports are the CommonJS exports', () => {
   const cjs = require('seamguard');
   const imported = {
     __napiBindingTarget, AssertionStratum, ContextErrorKind, Disposition, EMPTY_LOOKUP_CEILING, emptyLookupOf,
-    IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS,
+    IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS, SCAFFOLD_SPECIAL_TOKENS,
     ScaffoldingFilter, ScaffoldRegistry, StripReason, RunCorpus, RunRole, unsupportedArgumentsOf, declaredEnumValuesOf,
     danglingReferencesOf, dispositionLedger, CheckerDeadError, contextErrorIdentity, dedupeContextErrors, beginIntegrityRun,
   };

@@ -41,8 +41,8 @@ export function rng(seed) {
  * What a bare ScaffoldingFilter emits for `chunks`, fed one by one and then
  * flushed, leaving out empty outputs: the reference for every adapter.
  */
-export function bareOutputs(chunks) {
-  const filter = new ScaffoldingFilter();
+export function bareOutputs(chunks, options) {
+  const filter = new ScaffoldingFilter(options);
   return [...chunks.map((chunk) => filter.feed(chunk)), filter.flush()].filter((out) => out !== '');
 }
 

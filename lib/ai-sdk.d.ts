@@ -89,7 +89,15 @@ export interface RecoverEvent {
   readonly recovered: boolean;
 }
 
-/** The options of `scaffoldingMiddleware`: the filter's, and the recovery's. */
+/** What `onHeal` is told about a round whose leaked calls became real ones. */
+export interface HealEvent {
+  /** The calls made real, in the order they leaked. */
+  readonly calls: ReadonlyArray<{ readonly toolCallId: string; readonly toolName: string; readonly input: unknown }>;
+  /** The spans stripped from that round, in order, each cut to 200 UTF-16 units. */
+  readonly stripped: ReadonlyArray<string>;
+}
+
+/** The options of `scaffoldingMiddleware`: the filter's, the heal's and the recovery's. */
 export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typeof ScaffoldingFilter>[number]> & {
   /**
    * Ask the model again, once, when a round deflected: after filtering its
@@ -100,6 +108,17 @@ export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typ
   readonly recover?: boolean | undefined;
   /** Called once per retried round, when the retry has ended. */
   readonly onRecover?: ((event: RecoverEvent) => void) | undefined;
+  /**
+   * Make a round's leaked calls real: when the calls the filter read out of
+   * its text name tools this call may use (`params.tools`, as `toolChoice`
+   * allows) and the round made no real tool call, they are returned as
+   * tool calls, so the SDK runs the tools instead of the user seeing markup
+   * or an empty answer. A call whose arguments did not parse is not healed.
+   * Default `false`.
+   */
+  readonly heal?: boolean | undefined;
+  /** Called once per healed round. */
+  readonly onHeal?: ((event: HealEvent) => void) | undefined;
 };
 
 /**
@@ -110,6 +129,18 @@ export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typ
  * const model = wrapLanguageModel({ model: base, middleware: scaffoldingMiddleware() });
  * ```
  *
+ * - What it strips, unless the options say otherwise: a leaked call to any
+ *   function tool in the call's `params.tools`, in whatever markup it comes
+ *   (`tools`), and every family's special tokens (`patterns:
+ *   SCAFFOLD_SPECIAL_TOKENS`). Pass `patterns: SCAFFOLD_PRESETS.lfm2` and
+ *   `tools: []` for the reference filter's behaviour exactly.
+ * - With `heal: true`, a round's leaked calls to tools it may use become
+ *   real tool calls when it made none: generating, `tool-call` content
+ *   parts and finish reason `'tool-calls'`; streaming, each call's
+ *   `tool-input-start`, `tool-input-delta`, `tool-input-end` and
+ *   `tool-call` parts, right before the finish part (whose reason becomes
+ *   `'tool-calls'`). Healing comes first; `recover` asks again only when
+ *   nothing could be healed.
  * - Streaming: `text-delta` parts are filtered with one `ScaffoldingFilter`
  *   per text id. A delta that comes out empty is dropped (kept, with `''`,
  *   when it carries `providerMetadata`). A text's held tail is sent as one
@@ -129,7 +160,9 @@ export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typ
  *   the first call's, since the middleware answers before it knows.
  *
  * @param options passed to every `new ScaffoldingFilter(options)` the
- *   middleware makes (one per text), less `recover` and `onRecover`, so an
- *   `onStrip` callback sees every stripped span of every text.
+ *   middleware makes (one per text), less its own (`recover`, `onRecover`,
+ *   `heal`, `onHeal`), so an `onStrip` callback sees every stripped span of
+ *   every text. Checked when the middleware is built.
+ * @throws {TypeError} or {RangeError} naming the option, when one is malformed.
  */
 export declare function scaffoldingMiddleware(options?: ScaffoldingMiddlewareOptions): LanguageModelMiddleware;

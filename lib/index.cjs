@@ -40,6 +40,7 @@ exports.readLookupResult = native.readLookupResult;
 exports.RunRole = native.RunRole;
 exports.SCAFFOLD_PATTERNS = native.SCAFFOLD_PATTERNS;
 exports.SCAFFOLD_PRESETS = native.SCAFFOLD_PRESETS;
+exports.SCAFFOLD_SPECIAL_TOKENS = native.SCAFFOLD_SPECIAL_TOKENS;
 exports.OpenSpanPolicy = native.OpenSpanPolicy;
 exports.StripReason = native.StripReason;
 exports.dispositionLedger = accounting.dispositionLedger;

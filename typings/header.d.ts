@@ -94,3 +94,6 @@ export interface IntegrityRunOptions {
  * naming a bad option.
  */
 export declare function beginIntegrityRun(options?: IntegrityRunOptions): DispositionLedger;
+
+/** The type of `SCAFFOLD_SPECIAL_TOKENS`: pattern entries, frozen. */
+export type SpecialTokens = ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>

@@ -6,6 +6,7 @@
 // at run time.
 
 const { Guard } = require('../guard/core.cjs');
+const { offeredTools } = require('./tools.cjs');
 
 /** The text parts (and reasoning) of a message's content, one per line. */
 function textOf(content) {
@@ -97,19 +98,6 @@ const promptMessages = {
     }
   },
 };
-
-/** The function tools this call lets the model choose. */
-function offeredTools(params) {
-  const choice = params.toolChoice;
-  if (choice?.type === 'none') return [];
-  const tools = [];
-  for (const tool of params.tools ?? []) {
-    if (tool.type !== 'function') continue;
-    if (choice?.type === 'tool' && tool.name !== choice.toolName) continue;
-    tools.push({ name: tool.name, inputSchema: tool.inputSchema });
-  }
-  return tools;
-}
 
 /**
  * A guard for one conversation at a time: `middleware` for

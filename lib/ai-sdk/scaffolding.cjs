@@ -1,56 +1,114 @@
 'use strict';
 // The scaffolding filter as an AI SDK language-model middleware (6 and 7),
-// middleware, for `wrapLanguageModel({ model, middleware })`. It touches only
-// text: every other part passes through as it is, in order. The middleware
-// is a plain object, so this file needs nothing from `ai` at run time.
+// for `wrapLanguageModel({ model, middleware })`. It touches only text:
+// every other part passes through as it is, in order. The middleware is a
+// plain object, so this file needs nothing from `ai` at run time.
 //
-// With `recover: true` it also makes the one bounded recovery: a round
-// whose answer was nothing but markup (after filtering no visible text, at
-// least one span stripped, no real tool call) is asked again, once.
+// By default each call's filter reads the tools that call offers
+// (`params.tools`), so a leaked call to one of them is stripped in any
+// markup, and strips the special tokens of every family
+// (`SCAFFOLD_SPECIAL_TOKENS`).
+//
+// With `heal: true`, a round whose leaked calls name offered tools and
+// that made no real tool call gets them as real tool calls. With
+// `recover: true`, a round whose answer was nothing but markup (no visible
+// text, at least one span stripped, no real or healed tool call) is asked
+// again, once.
 
-const { ScaffoldingFilter } = require('../index.cjs');
+const { randomUUID } = require('node:crypto');
+const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
+const { filterTools, functionTools, offeredTools } = require('./tools.cjs');
 
 /** What a stripped span is cut to in an `onRecover` event. */
 const SPAN_CUT = 200;
 
+const OWN_OPTIONS = ['recover', 'onRecover', 'heal', 'onHeal'];
+
 /**
- * Splits the middleware's options into its own (`recover`, `onRecover`) and
- * the filter's, naming a bad one as the filter names its own.
+ * Splits the middleware's options into its own and the filter's, and checks
+ * both now, so a bad option fails where the middleware is built, naming it.
  */
-function splitOptions(options) {
-  if (options === undefined) return { recover: false, onRecover: undefined, filter: undefined };
+function readOptions(options) {
+  if (options === undefined) options = {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     const got = options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options;
     throw new TypeError(`scaffoldingMiddleware: options must be an object (got ${got})`);
   }
-  const { recover, onRecover, ...filter } = options;
-  if (recover !== undefined && typeof recover !== 'boolean') {
-    throw new TypeError(`scaffoldingMiddleware: options.recover must be a boolean (got ${typeof recover})`);
+  const { recover, onRecover, heal, onHeal, ...filter } = options;
+  for (const [name, value] of [['recover', recover], ['heal', heal]]) {
+    if (value !== undefined && typeof value !== 'boolean') {
+      throw new TypeError(`scaffoldingMiddleware: options.${name} must be a boolean (got ${typeof value})`);
+    }
   }
-  if (onRecover !== undefined && typeof onRecover !== 'function') {
-    throw new TypeError(`scaffoldingMiddleware: options.onRecover must be a function (got ${onRecover === null ? 'null' : typeof onRecover})`);
+  for (const [name, value] of [['onRecover', onRecover], ['onHeal', onHeal]]) {
+    if (value !== undefined && typeof value !== 'function') {
+      throw new TypeError(`scaffoldingMiddleware: options.${name} must be a function (got ${value === null ? 'null' : typeof value})`);
+    }
   }
-  return { recover: recover === true, onRecover, filter };
+  try {
+    ScaffoldingFilter.strip('', filter);
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    const message = error.message
+      .replace(/^ScaffoldingFilter: /, 'scaffoldingMiddleware: ')
+      .replace(/\(the options are ([^)]*)\)/, (_, names) => `(the options are ${[...OWN_OPTIONS, ...names.split(', ')].join(', ')})`);
+    throw new error.constructor(message);
+  }
+  return { recover: recover === true, onRecover, heal: heal === true, onHeal, filter };
 }
 
 /**
- * The filter options for one round: the caller's, with an `onStrip` that
- * also records the round's stripped spans (and still calls the caller's).
+ * One round's record and its filter options: the caller's, the tools the
+ * model was told about and the special tokens where the caller gave none
+ * (a leak under `toolChoice: 'none'` still names a tool it knows; only
+ * the tools it may call are healed), and an
+ * `onStrip` that records the round's stripped spans and leaked calls (and
+ * still calls the caller's).
  */
-function roundOptions(filter, spans) {
-  const theirs = filter?.onStrip;
-  return {
+function beginRound(filter, params) {
+  const round = { spans: [], calls: [], toolCall: false, offered: offeredTools(params) };
+  const theirs = filter.onStrip;
+  round.options = {
     ...filter,
+    patterns: filter.patterns ?? SCAFFOLD_SPECIAL_TOKENS,
+    tools: filter.tools ?? filterTools(functionTools(params)),
     onStrip(event) {
-      spans.push(event.span);
+      round.spans.push(event.span);
+      if (event.calls !== undefined) round.calls.push(...event.calls);
       if (theirs !== undefined) theirs(event);
     },
   };
+  return round;
 }
 
-function stripWhole(text, options) {
-  const filter = new ScaffoldingFilter(options);
-  return filter.feed(text) + filter.flush();
+/**
+ * The leaked calls a round can make real: those to a tool this call
+ * offered whose input was read, as tool-call parts.
+ */
+function healable(round) {
+  const names = new Set(round.offered.map((tool) => tool.name));
+  return round.calls
+    .filter((call) => names.has(call.name) && 'input' in call)
+    .map((call) => ({
+      type: 'tool-call',
+      toolCallId: `healed_${randomUUID().replaceAll('-', '')}`,
+      toolName: call.name,
+      input: JSON.stringify(call.input),
+    }));
+}
+
+/** A finish reason that says the round called tools, in the shape given. */
+function toolCallsReason(reason) {
+  if (reason !== null && typeof reason === 'object') return { ...reason, unified: 'tool-calls' };
+  return 'tool-calls';
+}
+
+/** The event `onHeal` gets. */
+function healEvent(round, calls) {
+  return {
+    calls: calls.map(({ toolCallId, toolName, input }) => ({ toolCallId, toolName, input: JSON.parse(input) })),
+    stripped: round.spans.map((span) => span.slice(0, SPAN_CUT)),
+  };
 }
 
 /** Whether text has a unit a reader would see: anything but whitespace. */
@@ -62,9 +120,12 @@ const isToolCall = (part) => part.type === 'tool-call' || part.type === 'tool-in
 /**
  * One filter per open text id. A text's held tail comes out as one last
  * text-delta just before its text-end. A text the provider never ended is
- * ended by the finish part, or failing that by the stream closing.
+ * ended by the finish part, or failing that by the stream closing. With
+ * `heal`, a round that leaked calls to offered tools and made no real one
+ * gets them as tool-call parts (start, input, end, call) right before its
+ * finish, whose reason becomes 'tool-calls'.
  */
-function textFilter(options) {
+function textFilter(round, heal, onHeal) {
   const open = new Map();
   const endOpenTexts = (controller) => {
     for (const [id, filter] of open) {
@@ -73,13 +134,28 @@ function textFilter(options) {
     }
     open.clear();
   };
+  /** Enqueues the healed calls; whether there were any. */
+  const healRound = (controller) => {
+    if (!heal || round.toolCall || round.healed) return false;
+    const calls = healable(round);
+    if (calls.length === 0) return false;
+    round.healed = true;
+    for (const call of calls) {
+      controller.enqueue({ type: 'tool-input-start', id: call.toolCallId, toolName: call.toolName });
+      controller.enqueue({ type: 'tool-input-delta', id: call.toolCallId, delta: call.input });
+      controller.enqueue({ type: 'tool-input-end', id: call.toolCallId });
+      controller.enqueue(call);
+    }
+    if (onHeal !== undefined) onHeal(healEvent(round, calls));
+    return true;
+  };
   return new TransformStream({
     transform(part, controller) {
       switch (part.type) {
         case 'text-delta': {
           let filter = open.get(part.id);
           if (filter === undefined) {
-            filter = new ScaffoldingFilter(options);
+            filter = new ScaffoldingFilter(round.options);
             open.set(part.id, filter);
           }
           const delta = filter.feed(part.delta);
@@ -100,13 +176,21 @@ function textFilter(options) {
         }
         case 'finish':
           endOpenTexts(controller);
-          controller.enqueue(part);
+          if (healRound(controller)) {
+            controller.enqueue({ ...part, finishReason: toolCallsReason(part.finishReason) });
+          } else {
+            controller.enqueue(part);
+          }
           return;
         default:
+          if (isToolCall(part)) round.toolCall = true;
           controller.enqueue(part);
       }
     },
-    flush: endOpenTexts,
+    flush(controller) {
+      endOpenTexts(controller);
+      healRound(controller);
+    },
   });
 }
 
@@ -137,39 +221,55 @@ function recoverEvent(spans, recovered) {
   return { round: 1, stripped: spans.map((span) => span.slice(0, SPAN_CUT)), recovered };
 }
 
-/** Filters a generated result's text parts; says what the round showed. */
-function filterResult(result, options) {
-  const spans = [];
-  const filterOptions = roundOptions(options, spans);
+/**
+ * Filters a generated result's text parts, heals its leaked calls when it
+ * may, and says what the round showed.
+ */
+function filterResult(result, round, heal, onHeal) {
   let visible = false;
-  let toolCall = false;
-  const content = result.content.map((part) => {
+  const content = [];
+  for (const part of result.content) {
     if (part.type === 'text') {
-      const text = stripWhole(part.text, filterOptions);
+      const text = ScaffoldingFilter.strip(part.text, round.options);
       if (isVisible(text)) visible = true;
-      return { ...part, text };
+      // A text part the filter emptied is left out when calls replace it.
+      content.push({ ...part, text });
+      continue;
     }
-    if (isToolCall(part)) toolCall = true;
-    return part;
-  });
-  return { result: { ...result, content }, spans, deflected: spans.length > 0 && !visible && !toolCall };
+    if (isToolCall(part)) round.toolCall = true;
+    content.push(part);
+  }
+  const calls = heal && !round.toolCall ? healable(round) : [];
+  if (calls.length > 0) {
+    if (onHeal !== undefined) onHeal(healEvent(round, calls));
+    return {
+      result: {
+        ...result,
+        content: [...content.filter((part) => part.type !== 'text' || part.text !== ''), ...calls],
+        finishReason: toolCallsReason(result.finishReason),
+      },
+      deflected: false,
+    };
+  }
+  return { result: { ...result, content }, deflected: round.spans.length > 0 && !visible && !round.toolCall };
 }
 
 /**
  * The stream the reader sees when recovery is on. A round's parts are held,
- * in order, until its answer shows a visible unit or a real tool call (then
- * they stream as they come), or an error arrives (passed on, no recovery).
- * A round that ends still undecided is delivered as it was, unless it
- * deflected: then its parts are dropped, the model is asked again once with
- * the same parameters, and the second round is delivered, its finish part
- * carrying both rounds' usage.
+ * in order, until its answer shows a visible unit or a tool call (real or
+ * healed; then they stream as they come), or an error arrives (passed on,
+ * no recovery). A round that ends still undecided is delivered as it was,
+ * unless it deflected: then its parts are dropped, the model is asked again
+ * once with the same parameters, and the second round is delivered, its
+ * finish part carrying both rounds' usage.
  */
-function recoveringStream(first, doStream, abortSignal, filter, onRecover) {
+function recoveringStream(first, doStream, params, settings) {
+  const { filter, heal, onHeal, onRecover } = settings;
   async function* rounds() {
-    const spans = [];
+    const round = beginRound(filter, params);
     const held = [];
     let decided = false;
-    for await (const part of first.pipeThrough(textFilter(roundOptions(filter, spans)))) {
+    for await (const part of first.pipeThrough(textFilter(round, heal, onHeal))) {
       if (decided) {
         yield part;
         continue;
@@ -181,7 +281,7 @@ function recoveringStream(first, doStream, abortSignal, filter, onRecover) {
         yield* held.splice(0);
       }
     }
-    if (decided || spans.length === 0) {
+    if (decided || round.spans.length === 0) {
       yield* held.splice(0);
       return;
     }
@@ -194,19 +294,19 @@ function recoveringStream(first, doStream, abortSignal, filter, onRecover) {
     } catch (error) {
       // An abort ends the stream as it would end the model's own; a failed
       // call is an error part, as the AI SDK reports a call that fails.
-      if (abortSignal?.aborted) throw error;
+      if (params?.abortSignal?.aborted) throw error;
       yield { type: 'error', error };
       return;
     }
-    const secondSpans = [];
+    const secondRound = beginRound(filter, params);
     let recovered = false;
     let reported = false;
     const report = () => {
       if (reported) return;
       reported = true;
-      if (onRecover !== undefined) onRecover(recoverEvent(spans, recovered));
+      if (onRecover !== undefined) onRecover(recoverEvent(round.spans, recovered));
     };
-    for await (const part of second.stream.pipeThrough(textFilter(roundOptions(filter, secondSpans)))) {
+    for await (const part of second.stream.pipeThrough(textFilter(secondRound, heal, onHeal))) {
       if ((part.type === 'text-delta' && isVisible(part.delta)) || isToolCall(part)) recovered = true;
       if (part.type === 'finish') {
         report();
@@ -235,20 +335,22 @@ function recoveringStream(first, doStream, abortSignal, filter, onRecover) {
 }
 
 function scaffoldingMiddleware(options) {
-  const { recover, onRecover, filter } = splitOptions(options);
+  const settings = readOptions(options);
+  const { recover, onRecover, heal, onHeal, filter } = settings;
   return {
     specificationVersion: 'v3',
-    async wrapGenerate({ doGenerate }) {
-      const first = filterResult(await doGenerate(), filter);
+    async wrapGenerate({ doGenerate, params }) {
+      const round = beginRound(filter, params);
+      const first = filterResult(await doGenerate(), round, heal, onHeal);
       if (!recover || !first.deflected) return first.result;
-      const second = filterResult(await doGenerate(), filter);
-      if (onRecover !== undefined) onRecover(recoverEvent(first.spans, hasAnswer(second.result)));
+      const second = filterResult(await doGenerate(), beginRound(filter, params), heal, onHeal);
+      if (onRecover !== undefined) onRecover(recoverEvent(round.spans, hasAnswer(second.result)));
       return { ...second.result, usage: addUsage(first.result.usage, second.result.usage) };
     },
     async wrapStream({ doStream, params }) {
       const { stream, ...rest } = await doStream();
-      if (!recover) return { ...rest, stream: stream.pipeThrough(textFilter(filter)) };
-      return { ...rest, stream: recoveringStream(stream, doStream, params?.abortSignal, filter, onRecover) };
+      if (!recover) return { ...rest, stream: stream.pipeThrough(textFilter(beginRound(filter, params), heal, onHeal)) };
+      return { ...rest, stream: recoveringStream(stream, doStream, params, settings) };
     },
   };
 }

@@ -393,9 +393,24 @@ impl ToNapiValue for ScaffoldPresets {
 /// `{ [name]: [{ start, end } | { token }, ...] }` from the core's presets,
 /// frozen at every level.
 fn presets_to_js(js: Js) -> Result<Handle> {
-    let (object, freeze_fn) = js.builtin(c"Object", c"freeze")?;
+    let mut presets = Vec::with_capacity(scaffolding::PRESETS.len());
+    for preset in &scaffolding::PRESETS {
+        let name = CString::new(preset.name).expect("preset names have no NUL");
+        presets.push((name, frozen_entries(js, preset.patterns)?));
+    }
+    let properties: Vec<(&CStr, Handle)> =
+        presets.iter().map(|(name, list)| (name.as_c_str(), *list)).collect();
+    freeze(js, js.object(&properties)?)
+}
+
+fn freeze(js: Js, value: Handle) -> Result<Handle> {
+    let (object, freeze) = js.builtin(c"Object", c"freeze")?;
+    js.call(freeze, object, &[value])
+}
+
+/// Preset patterns as a frozen array of frozen pattern entries.
+fn frozen_entries(js: Js, patterns: &[PresetPattern]) -> Result<Handle> {
     let regexp = js.global(c"RegExp")?;
-    let freeze = |value: Handle| js.call(freeze_fn, object, &[value]);
     let part = |part: PresetPart| -> Result<Handle> {
         match part {
             PresetPart::Literal(text) => js.str(text),
@@ -403,32 +418,44 @@ fn presets_to_js(js: Js) -> Result<Handle> {
             PresetPart::MultiLine(source) => js.construct(regexp, &[js.str(source)?, js.str("m")?]),
         }
     };
-    let mut presets = Vec::with_capacity(scaffolding::PRESETS.len());
-    for preset in &scaffolding::PRESETS {
-        let mut entries = Vec::with_capacity(preset.patterns.len());
-        for pattern in preset.patterns {
-            let entry = match *pattern {
-                PresetPattern::Span { start, end } => {
-                    js.object(&[(c"start", js.str(start)?), (c"end", js.str(end)?)])?
-                }
-                PresetPattern::Token(token) => js.object(&[(c"token", js.str(token)?)])?,
-                PresetPattern::Regex(source) => js.object(&[(c"regex", part(PresetPart::Regex(source))?)])?,
-                PresetPattern::SpanOf { start, end } => {
-                    js.object(&[(c"start", part(start)?), (c"end", part(end)?)])?
-                }
-                PresetPattern::Json(start) => {
-                    js.object(&[(c"start", part(start)?), (c"json", js.boolean(true)?)])?
-                }
-                PresetPattern::JsonCall => js.object(&[(c"jsonCall", freeze(js.object(&[])?)?)])?,
-            };
-            entries.push(freeze(entry)?);
-        }
-        let name = CString::new(preset.name).expect("preset names have no NUL");
-        presets.push((name, freeze(js.array(&entries)?)?));
+    let mut entries = Vec::with_capacity(patterns.len());
+    for pattern in patterns {
+        let entry = match *pattern {
+            PresetPattern::Span { start, end } => js.object(&[(c"start", js.str(start)?), (c"end", js.str(end)?)])?,
+            PresetPattern::Token(token) => js.object(&[(c"token", js.str(token)?)])?,
+            PresetPattern::Regex(source) => js.object(&[(c"regex", part(PresetPart::Regex(source))?)])?,
+            PresetPattern::SpanOf { start, end } => js.object(&[(c"start", part(start)?), (c"end", part(end)?)])?,
+            PresetPattern::Json(start) => js.object(&[(c"start", part(start)?), (c"json", js.boolean(true)?)])?,
+            PresetPattern::JsonCall => js.object(&[(c"jsonCall", freeze(js, js.object(&[])?)?)])?,
+        };
+        entries.push(freeze(js, entry)?);
     }
-    let properties: Vec<(&CStr, Handle)> =
-        presets.iter().map(|(name, list)| (name.as_c_str(), *list)).collect();
-    freeze(js.object(&properties)?)
+    freeze(js, js.array(&entries)?)
+}
+
+/// Every preset pattern that begins with a special token (`<|…|>`,
+/// `<｜…｜>`, `[TOOL_CALLS]`, `]<]minimax[>[`), in preset order, each once:
+/// the markup no answer writes on purpose, from every family. Frozen.
+/// `scaffoldingMiddleware()` strips it by default.
+#[napi]
+pub const SCAFFOLD_SPECIAL_TOKENS: SpecialTokens = SpecialTokens;
+
+/// The type of `SCAFFOLD_SPECIAL_TOKENS`.
+pub struct SpecialTokens;
+
+impl TypeName for SpecialTokens {
+    fn type_name() -> &'static str {
+        "SpecialTokens"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for SpecialTokens {
+    unsafe fn to_napi_value(env: sys::napi_env, _: Self) -> Result<sys::napi_value> {
+        frozen_entries(Js::new(&Env::from_raw(env)), &scaffolding::presets::special_token_patterns())
+    }
 }
 
 /// A pattern list checked and compiled once, to share among filters:

@@ -541,7 +541,79 @@ pub const PRESETS: [Preset; 16] = [
     JSON_CALL,
 ];
 
+/// The markers a model's tokenizer reserves for its tool calls, spelled
+/// out: `<|…|>`, `<｜…｜>`, `[TOOL_CALLS]`, MiniMax's `]<]minimax[>[`.
+/// No answer writes them on purpose, so stripping them costs a clean answer
+/// nothing (a document that quotes them raw is the one exception).
+const SPECIAL_STARTS: [&str; 4] = ["<|", "<｜", "[TOOL_CALLS]", "]<]minimax[>["];
+/// The same starts as regular-expression sources begin them.
+const SPECIAL_REGEX_STARTS: [&str; 4] = ["<\\|", "<[ ]?[｜", "\\[TOOL_CALLS\\]", "<｜"];
+
+impl PresetPart {
+    fn starts_with_special_token(self) -> bool {
+        match self {
+            PresetPart::Literal(text) => SPECIAL_STARTS.iter().any(|start| text.starts_with(start)),
+            PresetPart::Regex(source) | PresetPart::MultiLine(source) => {
+                SPECIAL_REGEX_STARTS.iter().any(|start| source.starts_with(start))
+            }
+        }
+    }
+}
+
+impl PresetPattern {
+    /// Whether every match begins with a special token.
+    pub fn starts_with_special_token(self) -> bool {
+        match self {
+            PresetPattern::Span { start, .. } | PresetPattern::Token(start) => {
+                PresetPart::Literal(start).starts_with_special_token()
+            }
+            PresetPattern::Regex(source) => PresetPart::Regex(source).starts_with_special_token(),
+            PresetPattern::SpanOf { start, .. } | PresetPattern::Json(start) => start.starts_with_special_token(),
+            PresetPattern::JsonCall => false,
+        }
+    }
+}
+
+/// Every preset pattern that begins with a special token, in preset order,
+/// each once: the markup no answer writes on purpose, from every family
+/// (`SCAFFOLD_SPECIAL_TOKENS`). The AI SDK middleware strips it by default.
+pub fn special_token_patterns() -> Vec<PresetPattern> {
+    let mut patterns: Vec<PresetPattern> = Vec::new();
+    for pattern in PRESETS.iter().flat_map(|preset| preset.patterns) {
+        if pattern.starts_with_special_token() && !patterns.contains(pattern) {
+            patterns.push(*pattern);
+        }
+    }
+    patterns
+}
+
 /// The preset with this name.
 pub fn preset(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|preset| preset.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_tokens_come_from_every_family_that_has_them() {
+        let patterns = special_token_patterns();
+        let starts: Vec<String> = patterns
+            .iter()
+            .map(|pattern| match *pattern {
+                PresetPattern::Span { start, .. } | PresetPattern::Token(start) => start.to_owned(),
+                PresetPattern::Regex(source) => source.to_owned(),
+                PresetPattern::SpanOf { start: PresetPart::Literal(s) | PresetPart::Regex(s) | PresetPart::MultiLine(s), .. }
+                | PresetPattern::Json(PresetPart::Literal(s) | PresetPart::Regex(s) | PresetPart::MultiLine(s)) => s.to_owned(),
+                PresetPattern::JsonCall => String::new(),
+            })
+            .collect();
+        for expected in ["<|tool_call_start|>", "<|python_tag|>", "<|python_start|>", "[TOOL_CALLS]", "<｜tool▁calls▁begin｜>", "<|tool_call>", "<|tool_call|>"] {
+            assert!(starts.iter().any(|start| start == expected), "{expected} in {starts:?}");
+        }
+        // Tags a document writes are not special tokens.
+        assert!(starts.iter().all(|start| !start.starts_with("<tool_call>") && !start.starts_with("<function")), "{starts:?}");
+        assert!(!patterns.contains(&PresetPattern::JsonCall));
+    }
 }
