@@ -66,6 +66,9 @@ pub(crate) struct General {
     /// Whether some regular expression's start depends on the unit before it.
     needs_context: bool,
     has_json_call: bool,
+    /// `begins` of every context at once: where a match may begin after
+    /// some unit or other, for a first, context-free scan.
+    begins_somewhere: Box<[u64; 1024]>,
 }
 
 const CALL_BEGINS: [u16; 3] = [b'{' as u16, b'[' as u16, b'`' as u16];
@@ -147,6 +150,28 @@ impl Matcher {
     fn needs_context(&self) -> bool {
         matches!(self, Matcher::Dfa(dfa) if dfa.needs_context())
     }
+}
+
+/// How far [`General::could_begin`] runs a regular expression ahead.
+const LOOK_AHEAD: usize = 64;
+
+/// Whether `dfa`, started after `previous`, is still alive (or has matched)
+/// after the ASCII units at the start of `rest`.
+fn dfa_could_begin(dfa: &Dfa, rest: &[u16], previous: Option<u16>) -> bool {
+    let Some(mut state) = dfa.start(re::look_behind(previous)) else { return false };
+    for &unit in rest.iter().take(LOOK_AHEAD) {
+        let Ok(byte) = u8::try_from(unit) else { return true };
+        if !byte.is_ascii() {
+            return true;
+        }
+        if dfa.step(&mut state, &[byte]) {
+            return true;
+        }
+        if dfa.is_dead(state) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The first UTF-8 byte a DFA may see for a code point beginning with
@@ -237,7 +262,18 @@ impl General {
                     .collect()
             })
             .collect();
-        Ok(General { patterns: compiled, begins, ascii_openers, needs_context, has_json_call })
+        let mut begins_somewhere = Box::new([0u64; 1024]);
+        for bits in begins.iter() {
+            for (word, other) in begins_somewhere.iter_mut().zip(bits.iter()) {
+                *word |= other;
+            }
+        }
+        Ok(General { patterns: compiled, begins, ascii_openers, needs_context, has_json_call, begins_somewhere })
+    }
+
+    #[inline]
+    fn begins_somewhere(&self, unit: u16) -> bool {
+        self.begins_somewhere[usize::from(unit) / 64] >> (unit % 64) & 1 == 1
     }
 
     #[inline]
@@ -249,6 +285,30 @@ impl General {
     #[inline]
     fn may_begin(&self, unit: u16, previous: Option<u16>) -> bool {
         self.begins(unit, context_of(previous))
+    }
+
+    /// Whether some pattern could begin a match at the start of `rest`,
+    /// given the unit before it, as far as `rest` shows: a literal start
+    /// must agree with `rest` on the units both have, a regular expression's
+    /// start must not die within them (up to [`LOOK_AHEAD`] units). Yes
+    /// whenever it is not sure (a JSON call, a unit outside ASCII, a
+    /// surrogate). It lets the feed release a unit such as the `<` of
+    /// `x < y` without starting a thread per pattern.
+    fn could_begin(&self, rest: &[u16], previous: Option<u16>) -> bool {
+        let context = context_of(previous);
+        let Some(openers) = self.ascii_openers[context].get(usize::from(rest[0])) else {
+            return true;
+        };
+        openers.iter().any(|&pattern| match &self.patterns[pattern] {
+            Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } => match start {
+                Matcher::Literal(units) => {
+                    let shown = units.len().min(rest.len());
+                    units[..shown] == rest[..shown]
+                }
+                Matcher::Dfa(dfa) => dfa_could_begin(dfa, rest, previous),
+            },
+            Compiled::JsonCall { .. } => true,
+        })
     }
 
     /// The units a match can begin with, when that set alone decides (see
@@ -518,6 +578,27 @@ impl Threads {
         self.threads.is_empty() && self.held().is_empty()
     }
 
+    /// How many units at the start of `rest` (what is left of the chunk,
+    /// with nothing under way) begin no match: a context-free scan for a
+    /// unit that may begin one somewhere, then the exact test there.
+    fn next_begin(&self, general: &General, rest: &[u16]) -> usize {
+        let mut offset = 0;
+        loop {
+            match rest[offset..].iter().position(|&unit| general.begins_somewhere(unit)) {
+                None => return rest.len(),
+                Some(found) => offset += found,
+            }
+            let previous = if offset == 0 { self.previous } else { Some(rest[offset - 1]) };
+            if general.may_begin(rest[offset], previous)
+                && (self.call_may_begin_at == Some(self.base + self.held.len() + offset)
+                    || general.could_begin(&rest[offset..], previous))
+            {
+                return offset;
+            }
+            offset += 1;
+        }
+    }
+
     /// Feeds `chunk`, appending what can be released to `out`.
     pub(crate) fn feed(
         &mut self,
@@ -532,15 +613,7 @@ impl Threads {
             if self.threads.is_empty() {
                 // Nothing is under way: release everything up to the next
                 // unit that may begin a match, without looking further.
-                let skip = chunk[read..]
-                    .iter()
-                    .enumerate()
-                    .position(|(offset, &unit)| {
-                        let previous =
-                            if offset == 0 { self.previous } else { Some(chunk[read + offset - 1]) };
-                        general.may_begin(unit, previous)
-                    })
-                    .unwrap_or(chunk.len() - read);
+                let skip = self.next_begin(general, &chunk[read..]);
                 if skip > 0 {
                     let to = self.base + self.held.len();
                     self.release_to(to, out);
