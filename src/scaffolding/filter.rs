@@ -34,6 +34,9 @@ pub struct Options {
     /// A span that opens and closes within one feed is never held, so it is
     /// stripped whatever its length. `None`: no bound.
     pub max_held: Option<NonZeroUsize>,
+    /// Settle the whitespace a strip leaves where it cut (see [`Tidy`]):
+    /// off, as the reference, by default.
+    pub tidy_whitespace: bool,
 }
 
 /// Why a span was stripped.
@@ -91,6 +94,11 @@ pub(crate) struct StripLog {
     stripped: Vec<u16>,
     strips: Vec<StripRecord>,
     calls: Vec<ParsedCall>,
+    /// Whether cuts are tracked (only for [`Options::tidy_whitespace`]).
+    track_cuts: bool,
+    /// Where strips cut the output the engine at work is building, in
+    /// ascending order (see [`StripLog::cut_at`]).
+    cuts: Vec<usize>,
 }
 
 impl StripLog {
@@ -105,6 +113,29 @@ impl StripLog {
             pattern,
             calls_end: self.calls.len(),
         });
+    }
+
+    /// Notes that a strip cut the output at `at` (in the engine's current
+    /// output). A cut at or before an earlier one replaces it: an engine
+    /// that joins text around an earlier cut and strips the join has
+    /// removed that cut's place too.
+    pub(crate) fn cut_at(&mut self, at: usize) {
+        if self.track_cuts {
+            let keep = self.cuts.partition_point(|&cut| cut < at);
+            self.cuts.truncate(keep);
+            self.cuts.push(at);
+        }
+    }
+
+    /// The cuts in the first `len` units of output, as positions there; the
+    /// cuts after them move back by `len`, for the next output.
+    pub(crate) fn take_cuts(&mut self, len: usize) -> Vec<usize> {
+        let within = self.cuts.partition_point(|&cut| cut <= len);
+        let taken: Vec<usize> = self.cuts.drain(..within).collect();
+        for cut in &mut self.cuts {
+            *cut -= len;
+        }
+        taken
     }
 
     /// Records a span stripped by tool-aware detection, with its calls.
@@ -169,6 +200,9 @@ pub struct ScaffoldingFilter {
     tools: Option<(Arc<Tools>, CallStage)>,
     engine: Engine,
     log: StripLog,
+    /// With `tidy_whitespace`: one tidy stage after tool-aware detection,
+    /// one after the registry's engine.
+    tidy: Option<Box<[Tidy; 2]>>,
 }
 
 impl Default for ScaffoldingFilter {
@@ -202,7 +236,9 @@ impl ScaffoldingFilter {
             Form::General(_) => Engine::Threads(Threads::default()),
         };
         let tools = tools.filter(|tools| !tools.is_empty()).map(|tools| (tools, CallStage::default()));
-        ScaffoldingFilter { registry, options, tools, engine, log: StripLog::default() }
+        let tidy = options.tidy_whitespace.then(|| Box::new([Tidy::default(), Tidy::default()]));
+        let log = StripLog { track_cuts: options.tidy_whitespace, ..StripLog::default() };
+        ScaffoldingFilter { registry, options, tools, engine, log, tidy }
     }
 
     /// Every unit a strip can begin with, as [`Registry::start_units`];
@@ -240,6 +276,10 @@ impl ScaffoldingFilter {
         if chunk.is_empty() {
             return emit(&[]);
         }
+        if self.tidy.is_some() {
+            let out = self.feed_tidy(chunk);
+            return emit(&out);
+        }
         if let Some((tools, stage)) = &mut self.tools {
             let mut passed = Vec::with_capacity(chunk.len());
             stage.feed(tools, self.options, &mut self.log, chunk, &mut passed);
@@ -249,6 +289,35 @@ impl ScaffoldingFilter {
             return self.engine_feed_with(&passed, emit);
         }
         self.engine_feed_with(chunk, emit)
+    }
+
+    /// A feed with the whitespace tidied after each stage.
+    fn feed_tidy(&mut self, chunk: &[u16]) -> Vec<u16> {
+        let mut passed = chunk.to_vec();
+        if let Some((tools, stage)) = &mut self.tools {
+            let mut out = Vec::with_capacity(chunk.len());
+            stage.feed(tools, self.options, &mut self.log, chunk, &mut out);
+            passed = self.tidied(0, &out, false);
+        }
+        if passed.is_empty() {
+            return passed;
+        }
+        let out = self.engine_feed_with(&passed, <[u16]>::to_vec);
+        self.tidied(1, &out, false)
+    }
+
+    /// `out`, the latest output of stage `which` (0: tool-aware detection,
+    /// 1: the engine), with its cuts' whitespace settled; `end`: the stream
+    /// ends after it.
+    fn tidied(&mut self, which: usize, out: &[u16], end: bool) -> Vec<u16> {
+        let cuts = self.log.take_cuts(out.len());
+        let Some(tidy) = &mut self.tidy else { return out.to_vec() };
+        let mut tidied = Vec::with_capacity(out.len());
+        tidy[which].apply(out, &cuts, &mut tidied);
+        if end {
+            tidy[which].finish(&mut tidied);
+        }
+        tidied
     }
 
     /// Feeds the registry's engine.
@@ -275,9 +344,18 @@ impl ScaffoldingFilter {
         if let Some((tools, stage)) = &mut self.tools {
             let mut passed = Vec::new();
             stage.flush(tools, self.options, &mut self.log, &mut passed);
+            if self.tidy.is_some() {
+                passed = self.tidied(0, &passed, true);
+            }
             if !passed.is_empty() {
                 out = self.engine_feed_with(&passed, <[u16]>::to_vec);
             }
+        }
+        if self.tidy.is_some() {
+            out = self.tidied(1, &out, false);
+            let tail = self.engine_flush();
+            out.extend_from_slice(&self.tidied(1, &tail, true));
+            return out;
         }
         out.extend_from_slice(&self.engine_flush());
         out
@@ -358,5 +436,164 @@ impl ScaffoldingFilter {
             Engine::Threads(state) => state.is_idle(),
         };
         engine && self.tools.as_ref().is_none_or(|(_, stage)| stage.is_idle())
+    }
+}
+
+/// Settles the whitespace a strip leaves where it cut, as the text streams.
+///
+/// Around each cut, the whitespace just before it (`left`) and just after
+/// it (`right`) become one run: nothing at the start or the end of the
+/// text; where either holds a line break, as many line breaks as the more
+/// of the two (at most two: one blank line), then the next line's
+/// indentation; otherwise one of them, so `"check.  Done"` loses one space.
+/// Text with no cut beside it passes unchanged, whitespace and all. The
+/// stage holds back trailing whitespace until it sees what follows.
+#[derive(Debug)]
+pub(crate) struct Tidy {
+    left: Vec<u16>,
+    right: Vec<u16>,
+    after_cut: bool,
+    /// Nothing but whitespace has come out yet.
+    at_start: bool,
+}
+
+impl Default for Tidy {
+    fn default() -> Self {
+        Tidy { left: Vec::new(), right: Vec::new(), after_cut: false, at_start: true }
+    }
+}
+
+const LF: u16 = b'\n' as u16;
+const CR: u16 = b'\r' as u16;
+
+fn is_tidy_space(unit: u16) -> bool {
+    matches!(unit, 0x20 | 0x09 | LF | CR)
+}
+
+impl Tidy {
+    /// Reads `text` with a cut before each position in `cuts` (ascending,
+    /// up to `text.len()`), appending what is settled to `out`.
+    pub(crate) fn apply(&mut self, text: &[u16], cuts: &[usize], out: &mut Vec<u16>) {
+        let mut cuts = cuts.iter().peekable();
+        for (at, &unit) in text.iter().enumerate() {
+            while cuts.next_if(|&&cut| cut <= at).is_some() {
+                self.cut();
+            }
+            if is_tidy_space(unit) {
+                if self.after_cut { &mut self.right } else { &mut self.left }.push(unit);
+            } else {
+                self.settle(out, false);
+                out.push(unit);
+                self.at_start = false;
+            }
+        }
+        if cuts.next().is_some() {
+            self.cut();
+        }
+    }
+
+    /// Ends the text.
+    pub(crate) fn finish(&mut self, out: &mut Vec<u16>) {
+        self.settle(out, true);
+        *self = Tidy::default();
+    }
+
+    fn cut(&mut self) {
+        if self.after_cut {
+            // Two cuts with only whitespace between: one cut.
+            let right = std::mem::take(&mut self.right);
+            self.left = join(&self.left, &right);
+        }
+        self.after_cut = true;
+    }
+
+    fn settle(&mut self, out: &mut Vec<u16>, at_end: bool) {
+        if !self.after_cut {
+            out.append(&mut self.left);
+            return;
+        }
+        let (left, right) = (std::mem::take(&mut self.left), std::mem::take(&mut self.right));
+        self.after_cut = false;
+        if !(self.at_start || at_end) {
+            out.extend(join(&left, &right));
+        }
+    }
+}
+
+/// The whitespace before a cut and after it, as one run (see [`Tidy`]).
+fn join(left: &[u16], right: &[u16]) -> Vec<u16> {
+    let breaks = |run: &[u16]| run.iter().filter(|&&unit| unit == LF).count();
+    let lines = breaks(left).max(breaks(right)).min(2);
+    if lines == 0 {
+        return if left.is_empty() { right } else { left }.to_vec();
+    }
+    let crlf = left.windows(2).chain(right.windows(2)).any(|pair| pair == [CR, LF]);
+    let mut run = Vec::new();
+    for _ in 0..lines {
+        if crlf {
+            run.push(CR);
+        }
+        run.push(LF);
+    }
+    // The next line's indentation: what follows the last line break.
+    let after_break = |run: &[u16]| run.iter().rposition(|&unit| unit == LF).map(|at| run[at + 1..].to_vec());
+    let indent = after_break(right).unwrap_or_else(|| if after_break(left).is_some() { right.to_vec() } else { Vec::new() });
+    run.extend(indent.into_iter().filter(|&unit| unit != CR));
+    run
+}
+
+#[cfg(test)]
+mod tidy_tests {
+    use super::*;
+    use crate::scaffolding::presets::HERMES;
+
+    fn units(text: &str) -> Vec<u16> {
+        text.encode_utf16().collect()
+    }
+
+    /// `text` through a tidy filter for `registry`, in chunks of `size`.
+    fn tidy(registry: Arc<Registry>, text: &str, size: usize) -> String {
+        let options = Options { tidy_whitespace: true, ..Options::default() };
+        let mut filter = ScaffoldingFilter::with_options(registry, options);
+        let mut out = Vec::new();
+        for chunk in units(text).chunks(size) {
+            out.extend(filter.feed(chunk));
+        }
+        out.extend(filter.flush());
+        String::from_utf16(&out).unwrap()
+    }
+
+    #[test]
+    fn settles_the_whitespace_around_each_cut_in_every_chunking() {
+        let span = "<|tool_call_start|>[read(path='x')]<|tool_call_end|>";
+        let cases = [
+            (format!("Let me check. {span} Done."), "Let me check. Done."),
+            (format!("Let me check.{span} Done."), "Let me check. Done."),
+            (format!("Let me check. {span}\n\nDone."), "Let me check.\n\nDone."),
+            (format!("Para.\n\n{span}\n\n\nNext."), "Para.\n\nNext."),
+            (format!("{span}\n  Hello"), "Hello"),
+            (format!("Hello {span}  "), "Hello"),
+            (format!("a {span} {span} b"), "a b"),
+            (format!("    one()\n    {span}\n    two()"), "    one()\n    two()"),
+            (format!("x\r\n{span}\r\ny"), "x\r\ny"),
+            (format!("ab{span}cd"), "abcd"),
+            // No cut: the text is left as it is, whitespace and all.
+            ("  keep  these   spaces \n\n\n ".to_owned(), "  keep  these   spaces \n\n\n "),
+        ];
+        for (text, want) in &cases {
+            for size in [1, 2, 3, 5, 1000] {
+                assert_eq!(tidy(Registry::of_defaults(), text, size), *want, "{text:?} in chunks of {size}");
+                let general = Arc::new(Registry::new(HERMES.to_patterns().into_iter().chain(crate::scaffolding::default_patterns()).collect()).unwrap());
+                assert_eq!(tidy(general, text, size), *want, "general engine: {text:?} in chunks of {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn is_off_by_default() {
+        let mut filter = ScaffoldingFilter::new();
+        let mut out = filter.feed(&units("Let me check. <|tool_call_start|>x<|tool_call_end|> Done."));
+        out.extend(filter.flush());
+        assert_eq!(String::from_utf16(&out).unwrap(), "Let me check.  Done.");
     }
 }

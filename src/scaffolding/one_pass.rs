@@ -218,6 +218,7 @@ impl Pass<'_> {
     /// `entry`, and cuts it from the held text.
     fn cut(&mut self, from: usize, through: &[u16], entry: usize, reason: StripReason) {
         self.log.record(&[&self.state.held[from..], through], reason, entry);
+        self.log.cut_at(from);
         self.state.held.truncate(from);
     }
 

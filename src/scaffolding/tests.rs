@@ -416,7 +416,7 @@ const OPTION_CASES: &[OptionCase] = &[
 fn options_table() {
     for case in OPTION_CASES {
         let options =
-            Options { open_span_at_end: case.policy, max_held: case.max_held.and_then(NonZeroUsize::new) };
+            Options { open_span_at_end: case.policy, max_held: case.max_held.and_then(NonZeroUsize::new), tidy_whitespace: false };
         let mut filter = ScaffoldingFilter::with_options(Registry::of_defaults(), options);
         play(&mut filter, case.name, case.chunks, case.outputs, case.flush);
         let mut reference = ReferenceFilter::with_options(default_patterns(), options);
@@ -439,7 +439,7 @@ fn strips_report_the_pattern_index_in_the_list_given() {
     let registry = Arc::new(Registry::new(patterns).unwrap());
     let mut filter = ScaffoldingFilter::with_options(
         registry,
-        Options { open_span_at_end: OpenSpanPolicy::Drop, max_held: None },
+        Options { open_span_at_end: OpenSpanPolicy::Drop, max_held: None, tidy_whitespace: false },
     );
     assert_eq!(text(&filter.feed(&units("<b>1</b><t/><a>2</a><a>x<b>y"))), "");
     assert!(filter.flush().is_empty());
@@ -726,6 +726,7 @@ fn random_options(rng: &mut Rng, policy: OpenSpanPolicy, bounded: bool) -> Optio
     Options {
         open_span_at_end: policy,
         max_held: bounded.then(|| NonZeroUsize::new(1 + rng.below(40)).unwrap()),
+        tidy_whitespace: false,
     }
 }
 

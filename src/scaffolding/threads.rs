@@ -765,6 +765,7 @@ impl Threads {
     ) {
         self.release_to(start, out);
         log.record(&[&self.held[start - self.base..end - self.base]], reason, pattern);
+        log.cut_at(out.len());
         self.decided = end;
         let inside = self.threads.iter().take_while(|thread| thread.start < end).count();
         self.threads.drain(..inside);
