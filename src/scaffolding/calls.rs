@@ -7,38 +7,102 @@
 //! uses. This stage reads exactly that:
 //!
 //! ```text
-//! leak    = opener* head args (separator opener* head args)* closer*
-//! opener  = <|token|> | <｜token｜> | <tag …> | [MARKER] | [ | ```info\n
-//!           | word<|token|> | word: | word to=          (after a wrapper only)
-//! head    = <NAME …> | <tag … attr="NAME" …> | <tag=NAME>   (the tag's body holds the arguments)
-//!         | a JSON object or array of call objects naming NAME
-//!         | functions.NAME | to=functions.NAME | NAME[ARGS] | NAME  (bare: needs a wrapper,
-//!           but for the first three)
-//! args    = JSON object | (pythonic, args) | <key>value</key>… | <arg_key>k</arg_key><arg_value>v</arg_value>…
-//! closer  = </tag> for each tag opened, ] for [, ``` for a fence, any <|token|>
+//! leak    = lead? opener* head args (separator opener* head args)* closer* stray*
+//! lead    = word to=                    (a channel word: `commentary to=functions.NAME`)
+//!         | word\n                      (a lone lowercase word line before a tag head: `court`)
+//! opener  = <|token|> | <｜token｜> | <|token> | <token|>       (special tokens: strong)
+//!         | <tag …> | <｜NS｜tag …> | [MARKER]                 (strong when the name holds
+//!                                                               `tool` or `call`, else weak)
+//!         | [                                                 (a list: bracket)
+//!         | ```info\n                   (at a line start; strong when the info holds
+//!                                        `tool`, `call` or `function`, else none)
+//!         | word<|token|> | word: | word to=                  (after a wrapper only)
+//! head    = <NAME …>args</NAME> | <tag … name="NAME" …>args</tag> | <tag=NAME>args</tag>
+//!         | a JSON object or array of call objects naming NAME (straight or curly quotes)
+//!         | {tool => "NAME", args => …}                       (strong only)
+//!         | functions.NAME | to=functions.NAME | default_api:NAME | NAME[ARGS]  (distinctive)
+//!         | NAME                                              (bare)
+//! args    = JSON object (or a loose one: `{key:<|"|>v<|"|>}`, kept raw if it does not parse)
+//!         | (pythonic, args) | <key>value</key>… | <parameter name="k" string="true">v</parameter>…
+//!         | <arg_key>k</arg_key><arg_value>v</arg_value>…
+//! closer  = </tag> (or <end_X> for <start_X>) for each tag opened, ] for [, [/MARKER],
+//!           ``` for a fence (required), any special token
+//! stray   = a special token, or a closing tag holding `tool` or `call` that nothing opened
 //! ```
 //!
-//! What keeps a clean answer clean: a head must name an offered tool; a tag
-//! that is an HTML element is never a wrapper; a bare `NAME(…)` in prose or
-//! in a code block is not a call unless a wrapper (a special token, a
-//! marker, a non-HTML tag, a list bracket or a tool fence) opened right
-//! before it; a tag head's body must be arguments and nothing else; a JSON
-//! object is a call only if every key outside its arguments belongs to a
-//! call (`name`, `arguments`, `id`, `type`, …), so a payload example or a
-//! tool's definition (it has a `description`) is text.
+//! # Precision: what keeps a clean answer clean
+//!
+//! Changing a user's code or document is worse than missing a leak, so where
+//! a text could be either, it is left alone:
+//!
+//! - A head must name an offered tool exactly, in a name position: the tag's
+//!   own name, its `name` (`tool`, `tool_name`, `function`, `toolName`)
+//!   attribute or its `<tag=NAME>` value, a JSON call's name key, or a bare
+//!   name. Every other attribute of a tag head must be a call's (`id`,
+//!   `type`, `index`, `call_id`, `tool_call_id`), so an XML element that
+//!   merely has a `name` (BPEL's `<invoke name="…" partnerLink="…">`,
+//!   JasperReports' `<parameter name="…" class="…"/>`) is not a call. A tag
+//!   head's body must be arguments and nothing else; an empty one is a call
+//!   only inside a strong wrapper.
+//! - A JSON object is a call only if every key outside its arguments belongs
+//!   to a call (`name`, `arguments`, `id`, `type`, …), so a payload example
+//!   or a tool's definition (it has a `description`) is text. With no
+//!   wrapper around it, it must also begin its line (after indentation) or
+//!   follow another leak: a call-shaped object inside a sentence is prose.
+//! - An HTML element is never a wrapper. Wrappers come in strengths. A bare
+//!   `NAME` needs one: JSON or parameter-tag arguments need at least a weak
+//!   wrapper (any other tag, any marker); pythonic `NAME(…)` at least a list
+//!   bracket, and arguments that parse unless the wrapper is strong; a name
+//!   with no arguments at all (`<tool_call>NAME</tool_call>`) a strong one.
+//!   So DocBook's `<function>sprintf</function>` and `<parameter>fd</parameter>`,
+//!   `[search]` and `[read_file(path)](docs/read.md)` stay text. A special
+//!   token right after the name also makes it a call (`NAME:0<|…|>{…}`, the
+//!   remains of a section whose opener was lost).
+//! - A fenced code block is code. A fence at a line start is a leak only when
+//!   the whole block is: the fence, calls and nothing else, and the closing
+//!   fence (` ```json ` around a call object, ` ```tool_call `). Otherwise
+//!   nothing inside the block is read until its closing fence, so a Python,
+//!   shell or XML sample that mentions or even calls a tool is left as it is.
+//!   The rule's one ambiguity: a document that shows a bare call to an offered
+//!   tool alone in its own fence reads exactly as a leaked fenced call, and is
+//!   stripped.
+//! - A leak quoted in inline code (a backtick right before and right after
+//!   it) is text, and so is a list bracket that is a markdown link's text
+//!   (`]` followed by `(`).
+//! - The lead words: a channel word before `to=functions.` only when it
+//!   begins its line; a lone lowercase word of 2 to 16 letters only when it
+//!   is alone on its line and the next line begins with a tag head.
+//! - A stray closer is taken only right after a leak (space between), and
+//!   only if its name holds `tool` or `call`: `</tool_call>` after
+//!   `<function=…>…</function>`, never a document's `</config>`.
+//!
+//! Calls separated only by space, `,` or `;` belong to one leak when a
+//! wrapper holds them; with none, each call is a leak of its own and the
+//! text between them stays.
 //!
 //! # Streaming, and its cost
 //!
 //! The stage emits everything up to the next unit where a leak could begin
-//! (`<`, `[`, `{`, a fence at a line's start, a tool's name or `functions.`
-//! at a word's start) and tries to read a leak there. A try that fails on
-//! an opener or head gives up within a bounded distance; one that fails
-//! inside a JSON value that is not a call leaves the rest of that value to
-//! a one-pass JSON scan, so nothing inside it is tried again. A try that
-//! runs out of text holds the candidate and is repeated only once the held
-//! text has grown by half, so the re-reading adds up to a constant factor
-//! of the text: linear time.
+//! (`<`, `[`, `{`, a fence or a word at a line's start, a tool's name,
+//! `functions.`, `to=` or `default_api` at a word's start) and tries to read
+//! a leak there. A try that fails on an opener or head gives up within a
+//! bounded distance; one that fails inside a JSON value that is not a call
+//! leaves the rest of that value to a one-pass JSON scan, and one at a fence
+//! leaves the rest of the code block to a one-pass fence scan, so nothing
+//! inside them is tried again. A try that runs out of text holds the
+//! candidate and is repeated only once the held text has grown by half, so
+//! the re-reading adds up to a constant factor of the text.
+//!
+//! What else a failed try reads (an element that never closes, a long value
+//! followed by the wrong closer) is paid from a reading credit: every unit
+//! the stage passes earns [`CREDIT_PER_UNIT`], every failed try spends what
+//! it read beyond its start, and while the credit is spent no try is made.
+//! Ordinary text never comes near the limit; a text built to make every try
+//! read to its end has some candidates passed over as text, and time stays
+//! linear. The credit depends on the text alone, not on where the chunks were
+//! cut, so the output is the same for every chunking.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
@@ -82,6 +146,8 @@ pub struct Tools {
     /// Whether some name begins with this unit (ASCII only; others always
     /// answer yes and are compared).
     first: [bool; 128],
+    /// The longest name, in code units.
+    longest: usize,
 }
 
 /// The longest tool name accepted, in code units.
@@ -114,7 +180,8 @@ impl Tools {
                 first[usize::from(byte)] = true;
             }
         }
-        Ok(Tools { tools, first })
+        let longest = tools.iter().map(|tool| tool.name.len()).max().unwrap_or(0);
+        Ok(Tools { tools, first, longest })
     }
 
     pub fn list(&self) -> &[Tool] {
@@ -138,9 +205,8 @@ impl Tools {
     }
 
     /// The longest name that `text[at..]` begins with, or `More` when the
-    /// text ends inside a name that could still match (and none shorter
-    /// does).
-    fn name_at(&self, text: &[u16], at: usize) -> Reading<Option<(usize, usize)>> {
+    /// text may still grow and ends inside a name that could still match.
+    fn name_at(&self, text: &[u16], at: usize, complete: bool) -> Reading<Option<(usize, usize)>> {
         let rest = &text[at.min(text.len())..];
         let mut best: Option<(usize, usize)> = None;
         let mut partial = false;
@@ -154,7 +220,8 @@ impl Tools {
                 partial = true;
             }
         }
-        if partial && best.is_none() {
+        // A longer name may still be spelled out: wait for it.
+        if partial && !complete {
             return Err(Stop::More);
         }
         Ok(best)
@@ -196,17 +263,48 @@ struct Leak {
     calls: Vec<ParsedCall>,
 }
 
+/// Openers, calls and where the last call ends.
+type OneCall = (Vec<Closer>, Level, Vec<ParsedCall>, usize);
+
 /// How far before its head a leak's openers may reach.
 const MAX_OPENERS: usize = 256;
 /// The longest special token, marker, tag or word an opener reads.
 const MAX_TOKEN: usize = 64;
 /// How deep the parts of a JSON call that are not its arguments may nest.
 const MAX_CALL_DEPTH: usize = 6;
+/// The longest lead word (a channel name before `to=`).
+const MAX_WORD: usize = 32;
+/// How many stray closers and end tokens a leak takes after it.
+const MAX_STRAYS: usize = 8;
+/// What the gap between a bare name and its arguments may hold: this many
+/// short words (`commentary json`), and this many other units.
+const MAX_GAP_WORDS: usize = 2;
+const MAX_GAP_JUNK: usize = 32;
+/// The reading credit each unit the stage passes earns, and what it starts
+/// with (see the module doc).
+pub(crate) const CREDIT_PER_UNIT: i64 = 8;
+const CREDIT_START: i64 = 1 << 16;
+
+/// The call prefixes that make a bare name distinctive.
+const DISTINCTIVE: [&str; 4] = ["to=functions.", "functions.", "default_api:", "default_api."];
+
+/// How strongly the openers read so far say "a call follows".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    /// No wrapper.
+    None,
+    /// A list bracket `[`.
+    Bracket,
+    /// A tag or marker that is no HTML element and names no tool or call.
+    Weak,
+    /// A special token, or a tag, marker or fence named for tools or calls.
+    Strong,
+}
 
 /// What a wrapper opened and how it closes.
 #[derive(Clone, Debug)]
 enum Closer {
-    /// `</name>`.
+    /// `</name>` (or `<end_X>` for `<start_X>`).
     Tag(Vec<u16>),
     /// Any special tokens (none needed).
     Tokens,
@@ -214,7 +312,7 @@ enum Closer {
     Bracket,
     /// `[/NAME]` or `[END_NAME]`, if present.
     Marker(Vec<u16>),
-    /// A closing fence.
+    /// A closing fence: required.
     Fence,
     /// Nothing.
     Nothing,
@@ -227,16 +325,41 @@ struct Reader<'a> {
     tools: &'a Tools,
     /// The text is complete: running out of it is an answer, not a wait.
     complete: bool,
-    /// Whether the unit before the candidate ends a line (or there is none).
-    line_start: bool,
+    /// Whether only spaces and tabs stand between the candidate and the
+    /// start of its line (or the end of the last leak, or of the text).
+    blank: bool,
+    /// The furthest unit read, for the reading credit.
+    far: &'a Cell<usize>,
+    /// The text is complete and what it cut off is dropped: a special token
+    /// or closer cut off right after a leak goes with it.
+    cut: bool,
+    /// Whether a head has named an offered tool where, wrapped as it is, a
+    /// call's name goes (so a text that ends after it ends inside a call).
+    named: &'a Cell<bool>,
 }
 
 impl Reader<'_> {
+    fn get(&self, at: usize) -> Option<u16> {
+        if at > self.far.get() {
+            self.far.set(at);
+        }
+        self.text.get(at).copied()
+    }
+
     fn unit(&self, at: usize) -> Reading<u16> {
-        match self.text.get(at) {
-            Some(&unit) => Ok(unit),
+        match self.get(at) {
+            Some(unit) => Ok(unit),
             None if self.complete => Err(Stop::No),
             None => Err(Stop::More),
+        }
+    }
+
+    /// The unit at `at`, or `None` at the end of a complete text.
+    fn peek(&self, at: usize) -> Reading<Option<u16>> {
+        match self.unit(at) {
+            Ok(unit) => Ok(Some(unit)),
+            Err(Stop::No) => Ok(None),
+            Err(more) => Err(more),
         }
     }
 
@@ -248,11 +371,28 @@ impl Reader<'_> {
         Ok(self.byte(at)? == Some(byte))
     }
 
+    /// Like [`is`](Self::is), but the end of a complete text is a `false`.
+    fn is_there(&self, at: usize, byte: u8) -> Reading<bool> {
+        Ok(self.peek(at)?.and_then(ascii) == Some(byte))
+    }
+
     /// Whether `literal` is at `at` (waiting while the text is a prefix).
     fn literal(&self, at: usize, literal: &str) -> Reading<bool> {
         for (offset, unit) in literal.encode_utf16().enumerate() {
-            match self.text.get(at + offset) {
-                Some(&found) if found == unit => {}
+            match self.get(at + offset) {
+                Some(found) if found == unit => {}
+                Some(_) => return Ok(false),
+                None if self.complete => return Ok(false),
+                None => return Err(Stop::More),
+            }
+        }
+        Ok(true)
+    }
+
+    fn units(&self, at: usize, units: &[u16]) -> Reading<bool> {
+        for (offset, &unit) in units.iter().enumerate() {
+            match self.get(at + offset) {
+                Some(found) if found == unit => {}
                 Some(_) => return Ok(false),
                 None if self.complete => return Ok(false),
                 None => return Err(Stop::More),
@@ -278,47 +418,89 @@ impl Reader<'_> {
         }
     }
 
+    /// The first position from `at` that is no space or tab (the end of a
+    /// complete text is one).
+    fn skip_blank(&self, mut at: usize) -> Reading<usize> {
+        while matches!(self.peek(at)?.and_then(ascii), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        Ok(at)
+    }
+
+    /// The offered tool whose name begins at `at`, and where it ends.
+    fn name_at(&self, at: usize) -> Reading<Option<(usize, usize)>> {
+        self.get(at + self.tools.longest);
+        self.tools.name_at(self.text, at, self.complete)
+    }
+
     /// A whole leak beginning at `start`.
     fn leak(&self, start: usize) -> Reading<Leak> {
-        let (stack, mut calls, mut end) = self.one_call(start, true)?;
-        // More calls under the same wrappers.
-        loop {
-            let mut at = self.skip_space_to_end(end)?;
-            if self.text.get(at).is_some_and(|&u| u == u16::from(b',') || u == u16::from(b';')) {
-                at = self.skip_space_to_end(at + 1)?;
-            }
-            if at >= self.text.len() && self.complete {
-                break;
-            }
-            match self.one_call(at, false) {
-                Ok((more_stack, more, next)) => {
-                    calls.extend(more);
-                    end = self.close(&more_stack, next)?;
+        let (mut stack, level, mut calls, mut end) = self.one_call(start, true, Level::None)?;
+        // More calls under the wrappers still open; when none follows, the
+        // innermost wrapper is closed (a call's own, say) and more calls
+        // are looked for under the rest.
+        while !stack.is_empty() {
+            loop {
+                let mut at = self.skip_space_to_end(end)?;
+                if self.peek(at)?.is_some_and(|u| u == u16::from(b',') || u == u16::from(b';')) {
+                    at = self.skip_space_to_end(at + 1)?;
                 }
-                Err(Stop::No) => break,
-                Err(Stop::More) => return Err(Stop::More),
+                if at >= self.text.len() && self.complete {
+                    break;
+                }
+                match self.one_call(at, false, level) {
+                    Ok((more_stack, _, more, next)) => {
+                        calls.extend(more);
+                        end = self.close(&more_stack, next)?;
+                    }
+                    Err(Stop::No) => break,
+                    Err(Stop::More) => return Err(Stop::More),
+                }
             }
+            let Some(closer) = stack.pop() else { break };
+            end = self.close(std::slice::from_ref(&closer), end)?;
         }
-        end = self.close(&stack, end)?;
+        end = self.strays(end)?;
+        // A markdown link's text: `[…](url)`.
+        let after = self.peek(end)?;
+        if self.text.get(end.wrapping_sub(1)) == Some(&u16::from(b']')) && after == Some(u16::from(b'(')) {
+            return Err(Stop::No);
+        }
         Ok(Leak { end, calls })
     }
 
     /// Openers, then a head with its arguments. `first`: this is where the
-    /// candidate began, so a bare name needs a distinctive form or a
-    /// wrapper opened here.
-    fn one_call(&self, start: usize, first: bool) -> Reading<(Vec<Closer>, Vec<ParsedCall>, usize)> {
-        let mut stack = Vec::new();
-        let mut wrapped = !first;
-        let mut at = start;
-        loop {
-            if let Some((calls, end)) = self.head(at, wrapped)? {
-                return Ok((stack, calls, end));
+    /// candidate began; `inherited`: the wrappers around it.
+    fn one_call(&self, start: usize, first: bool, inherited: Level) -> Reading<OneCall> {
+        if first && self.blank {
+            match self.lead(start) {
+                Ok(Some(found)) => return Ok(found),
+                Ok(None) | Err(Stop::No) => {}
+                Err(more) => return Err(more),
             }
-            let Some((closer, next, wrapper)) = self.opener(at, wrapped, at == start)? else {
+        }
+        let mut stack = Vec::new();
+        let mut level = inherited;
+        let mut at = start;
+        // After a fence that names no tool: a JSON call, or code.
+        let mut json_only = false;
+        loop {
+            let opening = first && at == start;
+            if json_only && !matches!(self.byte(at)?, Some(b'{' | b'[')) {
+                return Err(Stop::No);
+            }
+            if let Some((calls, end)) = self.head(at, level)? {
+                return Ok((stack, level, calls, end));
+            }
+            if json_only {
+                return Err(Stop::No);
+            }
+            let Some((closer, next, raised)) = self.opener(at, level, opening)? else {
                 return Err(Stop::No);
             };
+            json_only = matches!(closer, Closer::Fence) && raised == Level::None;
             stack.push(closer);
-            wrapped |= wrapper;
+            level = level.max(raised);
             at = self.skip_space(next)?;
             if at - start > MAX_OPENERS {
                 return Err(Stop::No);
@@ -326,11 +508,36 @@ impl Reader<'_> {
         }
     }
 
-    fn line_start_at(&self, at: usize) -> bool {
-        match at.checked_sub(1).and_then(|before| self.text.get(before)) {
-            Some(&unit) => is_line_end(unit),
-            None => self.line_start,
+    /// A lead word at a line's start: a channel word before
+    /// `to=functions.NAME`, or a lone lowercase word on its line before a
+    /// tag head (a mangled opener, `court`).
+    fn lead(&self, start: usize) -> Reading<Option<OneCall>> {
+        let mut i = start;
+        while i - start < MAX_WORD && self.byte(i)?.is_some_and(|b| b.is_ascii_alphabetic()) {
+            i += 1;
         }
+        if i == start {
+            return Ok(None);
+        }
+        if self.literal(i, " to=functions.")? {
+            return Ok(self.bare_head(i + 1, Level::None)?.map(|(call, end)| (Vec::new(), Level::None, vec![call], end)));
+        }
+        let word = &self.text[start..i];
+        if !(2..=16).contains(&word.len()) || !word.iter().all(|&u| ascii(u).is_some_and(|b| b.is_ascii_lowercase())) {
+            return Ok(None);
+        }
+        let mut j = self.skip_blank(i)?;
+        if self.is_there(j, b'\r')? {
+            j += 1;
+        }
+        if !self.is_there(j, b'\n')? {
+            return Ok(None);
+        }
+        let head = self.skip_blank(j + 1)?;
+        if !self.is_there(head, b'<')? {
+            return Ok(None);
+        }
+        Ok(self.tag_head(head, Level::None)?.map(|(call, end)| (Vec::new(), Level::None, vec![call], end)))
     }
 
     /// Whether a leak that failed at `at` in a complete text failed because
@@ -339,9 +546,10 @@ impl Reader<'_> {
         let names: Vec<String> =
             self.tools.list().iter().map(|tool| String::from_utf16_lossy(&tool.name)).collect();
         let open = Reader { complete: false, ..*self };
+        self.named.set(false);
         match open.leak(at) {
             Err(Stop::More) => {
-                open.named_tool_before_end(at)
+                self.named.get()
                     || (matches!(ascii(self.text[at]), Some(b'{' | b'['))
                         && shows_tool_call(&self.text[at..], Some(&names)))
             }
@@ -349,32 +557,19 @@ impl Reader<'_> {
         }
     }
 
-    /// Whether a tag, attribute or bare word in `text[at..]` names an
-    /// offered tool (the head of a call the end cut off).
-    fn named_tool_before_end(&self, at: usize) -> bool {
-        (at..self.text.len()).any(|i| {
-            let after_boundary = i == 0 || !is_word(self.text[i - 1]);
-            after_boundary
-                && matches!(self.tools.name_at(self.text, i), Ok(Some((_, end))) if end >= self.text.len() || !is_word(self.text[end]))
-                && !(matches!(ascii(self.text[at]), Some(b'{' | b'[')))
-        })
-    }
-
     /// The closers of `stack`, innermost first, from `at`; what is missing
-    /// is skipped. Special tokens right after are taken too.
+    /// is skipped, but for a fence's.
     fn close(&self, stack: &[Closer], mut at: usize) -> Reading<usize> {
         for closer in stack.iter().rev() {
             let from = self.skip_space_to_end(at)?;
             let found = match closer {
-                Closer::Tag(name) => {
-                    let mut tag = vec![u16::from(b'<'), u16::from(b'/')];
-                    tag.extend_from_slice(name);
-                    tag.push(u16::from(b'>'));
-                    self.units(from, &tag)?.then_some(from + tag.len())
-                }
-                Closer::Bracket => self.is(from, b']').unwrap_or(false).then_some(from + 1),
+                Closer::Tag(name) => self.closing_tag(from, name)?,
+                Closer::Bracket => self.is_there(from, b']')?.then_some(from + 1),
                 Closer::Marker(name) => self.end_marker(from, name)?,
-                Closer::Fence => self.literal(from, "```")?.then_some(from + 3),
+                Closer::Fence => match self.literal(from, "```")? {
+                    true => Some(from + 3),
+                    false => return Err(Stop::No),
+                },
                 Closer::Tokens => {
                     let after = self.tokens(from)?;
                     (after > from).then_some(after)
@@ -385,14 +580,56 @@ impl Reader<'_> {
                 at = end;
             }
         }
-        // Special tokens that end a turn or a call (`<|eom_id|>`, `<|call|>`).
-        let from = match self.skip_space_to_end(at) {
-            Ok(from) => from,
-            Err(Stop::No) => return Ok(at),
-            Err(more) => return Err(more),
-        };
-        let after = self.tokens(from)?;
-        Ok(if after > from { after } else { at })
+        Ok(at)
+    }
+
+    /// `</name>` at `at`, or `<end_X>` when `name` is `start_X`: where it ends.
+    fn closing_tag(&self, at: usize, name: &[u16]) -> Reading<Option<usize>> {
+        let mut tag = vec![u16::from(b'<'), u16::from(b'/')];
+        tag.extend_from_slice(name);
+        tag.push(u16::from(b'>'));
+        if self.units(at, &tag)? {
+            return Ok(Some(at + tag.len()));
+        }
+        let start: Vec<u16> = "start_".encode_utf16().collect();
+        if let Some(rest) = name.strip_prefix(&start[..]) {
+            let mut end: Vec<u16> = "<end_".encode_utf16().collect();
+            end.extend_from_slice(rest);
+            end.push(u16::from(b'>'));
+            if self.units(at, &end)? {
+                return Ok(Some(at + end.len()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Special tokens and stray closers right after a leak (space between
+    /// allowed): where they end, `at` if there are none.
+    fn strays(&self, mut at: usize) -> Reading<usize> {
+        for _ in 0..MAX_STRAYS {
+            let from = self.skip_space_to_end(at)?;
+            if let Some(end) = optional(self.special_token(from))? {
+                at = end;
+                continue;
+            }
+            match optional(self.tag(from))? {
+                Some(tag) if tag.closing && is_toolish(&tag.name) && !is_html(&tag.name) => at = tag.end,
+                _ => {
+                    // A token or closer the end cut off.
+                    let open = Reader { complete: false, ..*self };
+                    let cut_off = self.cut
+                        && from < self.text.len()
+                        && (open.special_token(from) == Err(Stop::More)
+                            || (matches!(open.literal(from, "</"), Ok(true) | Err(Stop::More))
+                                && matches!(open.tag(from), Err(Stop::More))));
+                    if cut_off {
+                        at = self.text.len();
+                    }
+                    break;
+                }
+            }
+        }
+        Ok(at)
     }
 
     /// Special tokens back to back from `at` (space between them allowed):
@@ -401,24 +638,11 @@ impl Reader<'_> {
         let mut end = at;
         loop {
             let from = if end == at { at } else { self.skip_space_to_end(end)? };
-            match self.special_token(from) {
-                Ok(Some(after)) => end = after,
-                Ok(None) | Err(Stop::No) => return Ok(end),
-                Err(Stop::More) => return Err(Stop::More),
+            match optional(self.special_token(from))? {
+                Some(after) => end = after,
+                None => return Ok(end),
             }
         }
-    }
-
-    fn units(&self, at: usize, units: &[u16]) -> Reading<bool> {
-        for (offset, &unit) in units.iter().enumerate() {
-            match self.text.get(at + offset) {
-                Some(&found) if found == unit => {}
-                Some(_) => return Ok(false),
-                None if self.complete => return Ok(false),
-                None => return Err(Stop::More),
-            }
-        }
-        Ok(true)
     }
 
     /// `[/NAME]` or `[END_NAME]` at `at`: where it ends.
@@ -434,45 +658,62 @@ impl Reader<'_> {
         Ok(None)
     }
 
-    /// A special token at `at` (`<|…|>` or `<｜…｜>`): where it ends.
+    /// A special token at `at`: `<|…|>`, `<｜…｜>`, or one of Gemma 4's
+    /// halves, `<|word>` and `<word|>`. Where it ends.
     fn special_token(&self, at: usize) -> Reading<Option<usize>> {
         if !self.is(at, b'<')? {
             return Ok(None);
         }
-        let bar = self.unit(at + 1)?;
-        if bar != u16::from(b'|') && bar != FULL_BAR {
+        let second = self.unit(at + 1)?;
+        if second == u16::from(b'|') || second == FULL_BAR {
+            let mut i = at + 2;
+            while i - at <= MAX_TOKEN {
+                let unit = self.unit(i)?;
+                if unit == second {
+                    return Ok(self.is(i + 1, b'>')?.then_some(i + 2));
+                }
+                if unit == u16::from(b'>') {
+                    let word = i > at + 2 && self.text[at + 2..i].iter().all(|&u| is_word(u));
+                    return Ok((second == u16::from(b'|') && word).then_some(i + 1));
+                }
+                if unit == u16::from(b'<') || unit == u16::from(b'\n') {
+                    return Ok(None);
+                }
+                i += 1;
+            }
             return Ok(None);
         }
-        let mut i = at + 2;
+        let mut i = at + 1;
         while i - at <= MAX_TOKEN {
             let unit = self.unit(i)?;
-            if unit == bar {
+            if is_word(unit) {
+                i += 1;
+            } else if unit == u16::from(b'|') && i > at + 1 {
                 return Ok(self.is(i + 1, b'>')?.then_some(i + 2));
-            }
-            if unit == u16::from(b'<') || unit == u16::from(b'>') || unit == u16::from(b'\n') {
+            } else {
                 return Ok(None);
             }
-            i += 1;
         }
         Ok(None)
     }
 
-    /// An opener at `at`: its closer, where it ends, and whether it is a
-    /// wrapper (one that lets a bare name be a call).
-    fn opener(&self, at: usize, wrapped: bool, first: bool) -> Reading<Option<(Closer, usize, bool)>> {
+    /// An opener at `at`: its closer, where it ends, and the level it
+    /// raises the wrapping to. `opening`: the candidate begins here.
+    fn opener(&self, at: usize, level: Level, opening: bool) -> Reading<Option<(Closer, usize, Level)>> {
         let Some(byte) = self.byte(at)? else {
             return Ok(None);
         };
         match byte {
             b'<' => {
                 if let Some(end) = self.special_token(at)? {
-                    return Ok(Some((Closer::Tokens, end, true)));
+                    return Ok(Some((Closer::Tokens, end, Level::Strong)));
                 }
                 let Some(tag) = self.tag(at)? else { return Ok(None) };
                 if tag.closing || tag.self_closing || is_html(&tag.name) {
                     return Ok(None);
                 }
-                Ok(Some((Closer::Tag(tag.name), tag.end, true)))
+                let raised = if is_toolish(&tag.name) { Level::Strong } else { Level::Weak };
+                Ok(Some((Closer::Tag(tag.name), tag.end, raised)))
             }
             b'[' => {
                 // [MARKER]
@@ -482,14 +723,22 @@ impl Reader<'_> {
                         Some(b'A'..=b'Z' | b'_' | b'0'..=b'9') => i += 1,
                         Some(b']') if i - at >= 3 => {
                             let name = self.text[at + 1..i].to_vec();
-                            return Ok(Some((Closer::Marker(name), i + 1, true)));
+                            let raised = match is_toolish(&name) {
+                                true => Level::Strong,
+                                // `[NOTE]` in a sentence says nothing.
+                                false if opening && !self.blank => Level::None,
+                                false => Level::Weak,
+                            };
+                            return Ok(Some((Closer::Marker(name), i + 1, raised)));
                         }
                         _ => break,
                     }
                 }
-                Ok(Some((Closer::Bracket, at + 1, true)))
+                // A list of calls begins its line; `[` in a sentence says nothing.
+                let raised = if opening && !self.blank { Level::None } else { Level::Bracket };
+                Ok(Some((Closer::Bracket, at + 1, raised)))
             }
-            b'`' if first && self.line_start_at(at) || !first && wrapped => {
+            b'`' if (opening && self.blank) || (!opening && level >= Level::Weak) => {
                 if !self.literal(at, "```")? {
                     return Ok(None);
                 }
@@ -499,32 +748,33 @@ impl Reader<'_> {
                         Some(b'\n') => {
                             let info = String::from_utf16_lossy(&self.text[at + 3..i]).to_ascii_lowercase();
                             let tool = ["tool", "call", "function"].iter().any(|w| info.contains(w));
-                            return Ok(Some((Closer::Fence, i + 1, tool)));
+                            let raised = if tool { Level::Strong } else { Level::None };
+                            return Ok(Some((Closer::Fence, i + 1, raised)));
                         }
-                        Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'-' | b' ') => i += 1,
-                        _ => return Ok(None),
+                        Some(b'`') => return Ok(None),
+                        _ => i += 1,
                     }
                 }
                 Ok(None)
             }
-            _ if wrapped => {
+            _ if level > Level::None => {
                 // A word that belongs to the wrapper: `function<｜tool▁sep｜>`,
                 // `call:`, `commentary to=`.
                 let mut i = at;
-                while i - at < 32 && self.byte(i)?.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                while i - at < MAX_WORD && self.byte(i)?.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
                     i += 1;
                 }
                 if i == at {
                     return Ok(None);
                 }
-                if self.special_token(i)?.is_some() {
-                    return Ok(Some((Closer::Nothing, i, false)));
+                if optional(self.special_token(i))?.is_some() {
+                    return Ok(Some((Closer::Nothing, i, Level::None)));
                 }
-                if self.is(i, b':')? && !self.is(i + 1, b'/')? {
-                    return Ok(Some((Closer::Nothing, i + 1, false)));
+                if self.is_there(i, b':')? && !self.is_there(i + 1, b'/')? {
+                    return Ok(Some((Closer::Nothing, i + 1, Level::None)));
                 }
                 if self.literal(i, " to=")? {
-                    return Ok(Some((Closer::Nothing, i + 1, false)));
+                    return Ok(Some((Closer::Nothing, i + 1, Level::None)));
                 }
                 Ok(None)
             }
@@ -532,7 +782,8 @@ impl Reader<'_> {
         }
     }
 
-    /// A tag at `at` (`<name attrs>`, `</name>`, `<name/>`, `<name=value>`).
+    /// A tag at `at` (`<name attrs>`, `</name>`, `<name/>`, `<name=value>`,
+    /// the name perhaps behind a `｜NS｜` namespace).
     fn tag(&self, at: usize) -> Reading<Option<Tag>> {
         if !self.is(at, b'<')? {
             return Ok(None);
@@ -543,20 +794,49 @@ impl Reader<'_> {
             i += 1;
         }
         let name_start = i;
-        while i - name_start <= MAX_TOKEN {
+        let bar = self.unit(i)?;
+        if bar == u16::from(b'|') || bar == FULL_BAR {
+            let mut j = i + 1;
+            loop {
+                let unit = self.unit(j)?;
+                if unit == bar {
+                    break;
+                }
+                if !is_word(unit) || j - i > MAX_TOKEN {
+                    return Ok(None);
+                }
+                j += 1;
+            }
+            if j == i + 1 {
+                return Ok(None);
+            }
+            i = j + 1;
+        }
+        let local = i;
+        while i - local <= MAX_TOKEN {
             match self.byte(i)? {
                 Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':' | b'.') => i += 1,
                 _ => break,
             }
         }
-        if i == name_start || !self.byte(name_start)?.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') {
+        if i == local || !self.byte(local)?.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') {
             return Ok(None);
         }
         let name = self.text[name_start..i].to_vec();
         let mut attributes = Vec::new();
-        // `<name=value>`
-        if self.is(i, b'=')? {
-            let (value, next) = self.attribute_value(i + 1)?.ok_or(Stop::No)?;
+        // `<name=value>`, the value perhaps a tool's name with spaces in it.
+        if !closing && self.is(i, b'=')? {
+            let value_at = i + 1;
+            let named = match self.name_at(value_at)? {
+                Some((_, end)) if matches!(self.byte(end)?, Some(b'>' | b' ' | b'/' | b'\n' | b'\t' | b'\r')) => {
+                    Some((self.text[value_at..end].to_vec(), end))
+                }
+                _ => None,
+            };
+            let (value, next) = match named {
+                Some(found) => found,
+                None => self.attribute_value(value_at)?.ok_or(Stop::No)?,
+            };
             attributes.push((Vec::new(), value));
             i = next;
         }
@@ -628,21 +908,30 @@ impl Reader<'_> {
         Ok((i > at).then(|| (self.text[at..i].to_vec(), i)))
     }
 
-    /// A head with its arguments at `at`: the call and where it ends.
-    fn head(&self, at: usize, wrapped: bool) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
+    /// A head with its arguments at `at`: the calls and where they end.
+    fn head(&self, at: usize, level: Level) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
         let one = |head: Option<(ParsedCall, usize)>| head.map(|(call, end)| (vec![call], end));
         match self.byte(at)? {
-            Some(b'<') => self.tag_head(at, wrapped).map(one),
-            Some(b'{' | b'[') => match self.json_head(at) {
-                Err(Stop::No) => Ok(None),
-                other => other,
-            },
-            _ => self.bare_head(at, wrapped).map(one),
+            Some(b'<') => self.tag_head(at, level).map(one),
+            Some(byte @ (b'{' | b'[')) => {
+                if level < Level::Weak && !self.blank {
+                    return Ok(None);
+                }
+                match self.json_head(at) {
+                    Err(Stop::No) => {}
+                    other => return other,
+                }
+                if byte == b'{' && level == Level::Strong {
+                    return optional(self.arrow_head(at)).map(one);
+                }
+                Ok(None)
+            }
+            _ => self.bare_head(at, level).map(one),
         }
     }
 
-    /// `<NAME …>args</NAME>`, `<tag … attr="NAME">args</tag>`, `<tag=NAME>args</tag>`.
-    fn tag_head(&self, at: usize, wrapped: bool) -> Reading<Option<(ParsedCall, usize)>> {
+    /// `<NAME …>args</NAME>`, `<tag … name="NAME">args</tag>`, `<tag=NAME>args</tag>`.
+    fn tag_head(&self, at: usize, level: Level) -> Reading<Option<(ParsedCall, usize)>> {
         if self.special_token(at)?.is_some() {
             return Ok(None);
         }
@@ -650,27 +939,42 @@ impl Reader<'_> {
         if tag.closing {
             return Ok(None);
         }
-        let tool = match self.tools.named(&tag.name) {
-            Some(tool) => Some(tool),
-            None => tag.attributes.iter().find_map(|(_, value)| self.tools.named(value)),
-        };
+        // The tool: the tag's own name, or its naming attribute's value.
+        let mut tool = self.tools.named(&tag.name);
+        let mut naming = None;
+        if tool.is_none() {
+            for (index, (key, value)) in tag.attributes.iter().enumerate() {
+                let names = key.is_empty() || NAME_ATTRIBUTES.iter().any(|name| spells(key, name));
+                if let Some(found) = self.tools.named(value).filter(|_| names) {
+                    tool = Some(found);
+                    naming = Some(index);
+                    break;
+                }
+            }
+        }
         let Some(tool) = tool else { return Ok(None) };
+        // An HTML element (`<select name="…">`) is a document's, whatever its name says.
+        if naming.is_some() && is_html(&tag.name) {
+            return Ok(None);
+        }
+        let others = tag.attributes.iter().enumerate().filter(|&(index, _)| Some(index) != naming);
+        if !others.into_iter().all(|(_, (key, _))| CALL_ATTRIBUTES.iter().any(|name| spells(key, name))) {
+            return Ok(None);
+        }
+        self.named.set(true);
+        let empty = || ParsedCall { tool, input: Ok(Value::Object(Map::new())) };
         if tag.self_closing {
-            return Ok(wrapped.then(|| (ParsedCall { tool, input: Ok(Value::Object(Map::new())) }, tag.end)));
+            return Ok((level == Level::Strong).then(|| (empty(), tag.end)));
         }
         let mut close = vec![u16::from(b'<'), u16::from(b'/')];
         close.extend_from_slice(&tag.name);
         close.push(u16::from(b'>'));
         let body = self.skip_space(tag.end)?;
         if self.units(body, &close)? {
-            return Ok(wrapped
-                .then(|| (ParsedCall { tool, input: Ok(Value::Object(Map::new())) }, body + close.len())));
+            return Ok((level == Level::Strong).then(|| (empty(), body + close.len())));
         }
         let (input, after) = match self.byte(body)? {
-            Some(b'{') => {
-                let (input, end) = self.json_arguments(body)?;
-                (input, end)
-            }
+            Some(b'{') => self.json_arguments(body)?,
             Some(b'<') => match self.key_values(body, tool)? {
                 Some((object, end)) => (Ok(Value::Object(object)), end),
                 None => return Ok(None),
@@ -684,47 +988,62 @@ impl Reader<'_> {
         Ok(Some((ParsedCall { tool, input }, end + close.len())))
     }
 
-    /// Key/value tags from `at`: `<key>v</key>`, `<parameter name="key">v</parameter>`,
+    /// Key/value tags from `at`: `<key>v</key>`, `<parameter name="key">v</parameter>`
+    /// (with `string="true"`: `v` is a string whatever it looks like),
     /// `<parameter=key>v</parameter>`, `<arg_key>k</arg_key><arg_value>v</arg_value>`.
-    /// Stops before a closing tag; `None` if anything else comes first.
-    fn key_values(&self, mut at: usize, tool: usize) -> Reading<Option<(Map<String, Value>, usize)>> {
+    /// Stops after the last pair, before whatever is not one; `None` if
+    /// there is none.
+    fn key_values(&self, at: usize, tool: usize) -> Reading<Option<(Map<String, Value>, usize)>> {
         let mut object = Map::new();
+        let mut end = at;
+        let done = |object: Map<String, Value>, end| Ok((!object.is_empty()).then_some((object, end)));
         loop {
-            at = self.skip_space(at)?;
+            let at = match self.skip_space(end) {
+                Err(Stop::No) => return done(object, end),
+                other => other?,
+            };
             if self.literal(at, "</")? {
-                return Ok((!object.is_empty()).then_some((object, at)));
+                return done(object, end);
             }
-            let Some(tag) = self.tag(at)? else { return Ok(None) };
-            if tag.closing || tag.self_closing || tag.attributes.len() > 1 {
-                return Ok(None);
-            }
-            let Some((content, end)) = self.element_content(&tag)? else { return Ok(None) };
-            let name = String::from_utf16_lossy(&tag.name);
-            let (key, value, end) = if name.ends_with("key") && tag.attributes.is_empty() {
-                // `<arg_key>k</arg_key>` then a value element.
-                let key = String::from_utf16_lossy(&content).trim().to_owned();
-                let next = self.skip_space(end)?;
-                let Some(value_tag) = self.tag(next)? else { return Ok(None) };
-                if value_tag.closing || value_tag.self_closing || !value_tag.attributes.is_empty() {
+            let tag = match optional(self.tag(at))? {
+                Some(tag) if !tag.closing && !tag.self_closing => tag,
+                _ => return done(object, end),
+            };
+            let mut named = None;
+            let mut string = false;
+            for (key, value) in &tag.attributes {
+                if named.is_none() && (key.is_empty() || spells(key, "name")) {
+                    named = Some(String::from_utf16_lossy(value));
+                } else if spells(key, "string") {
+                    string = spells(value, "true");
+                } else if !spells(key, "type") {
                     return Ok(None);
                 }
-                let Some((value, end)) = self.element_content(&value_tag)? else { return Ok(None) };
-                (key, value, end)
-            } else {
-                let key = match tag.attributes.first() {
-                    Some((key, value)) if key.is_empty() || spells(key, "name") => {
-                        String::from_utf16_lossy(value)
+            }
+            let Some((content, after)) = self.element_content(&tag)? else { return Ok(None) };
+            let name = String::from_utf16_lossy(&tag.name);
+            let (key, value, after) = match named {
+                Some(key) => (key, content, after),
+                None if name.ends_with("key") => {
+                    // `<arg_key>k</arg_key>` then a value element.
+                    let key = String::from_utf16_lossy(&content).trim().to_owned();
+                    let next = self.skip_space(after)?;
+                    let Some(value_tag) = self.tag(next)? else { return Ok(None) };
+                    if value_tag.closing || value_tag.self_closing || !value_tag.attributes.is_empty() {
+                        return Ok(None);
                     }
-                    Some(_) => return Ok(None),
-                    None => name,
-                };
-                (key, content, end)
+                    let Some((value, after)) = self.element_content(&value_tag)? else { return Ok(None) };
+                    (key, value, after)
+                }
+                // A tool's definition, not a call.
+                None if name == "description" => return Ok(None),
+                None => (name, content, after),
             };
             if key.is_empty() || !self.tools.accepts_key(tool, &key) {
                 return Ok(None);
             }
-            object.insert(key, scalar(&value));
-            at = end;
+            object.insert(key, if string { Value::String(trimmed(&value)) } else { scalar(&value) });
+            end = after;
         }
     }
 
@@ -746,13 +1065,85 @@ impl Reader<'_> {
 
     /// A JSON object or array that is a call (or calls) to offered tools.
     fn json_head(&self, at: usize) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
-        let end = self.call_shaped_json(at)?;
+        let end = match self.call_shaped_json(at) {
+            Ok(end) => end,
+            Err(Stop::No) => return self.curly_head(at),
+            Err(more) => return Err(more),
+        };
         let value = lenient_json(&self.text[at..end]).ok_or(Stop::No)?;
         let mut calls = Vec::new();
         if !self.json_calls(&value, &mut calls) || calls.is_empty() {
             return Err(Stop::No);
         }
         Ok(Some((calls, end)))
+    }
+
+    /// A JSON call written with typographic quotes (`{“name”: “…”, …}`).
+    fn curly_head(&self, at: usize) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
+        if !self.is(at, b'{')? || self.unit(self.skip_space(at + 1)?)? != LEFT_QUOTE {
+            return Err(Stop::No);
+        }
+        let end = self.balanced(at, false)?;
+        let straight: Vec<u16> = self.text[at..end]
+            .iter()
+            .map(|&u| if u == LEFT_QUOTE || u == RIGHT_QUOTE { u16::from(b'"') } else { u })
+            .collect();
+        let value = lenient_json(&straight).ok_or(Stop::No)?;
+        let mut calls = Vec::new();
+        if !only_call_keys(&value, 0) || !self.json_calls(&value, &mut calls) || calls.is_empty() {
+            return Err(Stop::No);
+        }
+        Ok(Some((calls, end)))
+    }
+
+    /// `{tool => "NAME", args => {…}}` (MiniMax's bracketed calls), or the
+    /// same with `:` or `=`: a loose object whose first key names the tool.
+    fn arrow_head(&self, at: usize) -> Reading<Option<(ParsedCall, usize)>> {
+        let key = self.skip_space(at + 1)?;
+        let mut i = key;
+        while i - key < MAX_WORD && self.byte(i)?.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') {
+            i += 1;
+        }
+        let word = String::from_utf16_lossy(&self.text[key..i]);
+        if !["tool", "name", "function", "tool_name"].contains(&word.as_str()) {
+            return Ok(None);
+        }
+        let Some(next) = self.arrow(i)? else { return Ok(None) };
+        let quote_at = self.skip_space(next)?;
+        let Some(q @ (b'"' | b'\'')) = self.byte(quote_at)? else { return Ok(None) };
+        let Some((tool, name_end)) = self.name_at(quote_at + 1)? else { return Ok(None) };
+        if !self.is(name_end, q)? {
+            return Ok(None);
+        }
+        self.named.set(true);
+        let end = self.balanced(at, true)?;
+        // The arguments: the value of the next key, if it is a group.
+        let mut input = Ok(Value::Object(Map::new()));
+        let mut j = self.skip_space(name_end + 1)?;
+        if self.is(j, b',')? {
+            j = self.skip_space(j + 1)?;
+            while j < end && self.byte(j)?.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') {
+                j += 1;
+            }
+            if let Some(value) = self.arrow(j)? {
+                let value = self.skip_space(value)?;
+                if value < end && matches!(self.byte(value)?, Some(b'{' | b'[')) {
+                    let close = self.balanced(value, true)?.min(end);
+                    let raw = &self.text[value..close];
+                    input = lenient_json(raw).or_else(|| loose(raw)).ok_or_else(|| raw.to_vec());
+                }
+            }
+        }
+        Ok(Some((ParsedCall { tool, input }, end)))
+    }
+
+    /// `=>`, `:` or `=` at `at` (after blanks): where it ends.
+    fn arrow(&self, at: usize) -> Reading<Option<usize>> {
+        let at = self.skip_blank(at)?;
+        if self.literal(at, "=>")? {
+            return Ok(Some(at + 2));
+        }
+        Ok(matches!(self.byte(at)?, Some(b':' | b'=')).then_some(at + 1))
     }
 
     /// Where a JSON value that could be a call ends. Fails as soon as a key
@@ -765,6 +1156,8 @@ impl Reader<'_> {
         let mut expect_key = false;
         // The freedom of the value that comes after the key just read.
         let mut value_free = false;
+        // The value after the key just read names the tool.
+        let mut naming = false;
         loop {
             let unit = self.unit(i)?;
             let byte = ascii(unit).ok_or(Stop::No)?;
@@ -803,11 +1196,18 @@ impl Reader<'_> {
                                 value_free = true;
                             } else if CALL_KEYS.contains(&key.as_str()) {
                                 value_free = false;
+                                naming = NAME_KEYS.contains(&key.as_str());
                             } else {
                                 return Err(Stop::No);
                             }
                         }
                         expect_key = false;
+                    } else if naming {
+                        // A call to an offered tool has begun.
+                        if self.tools.named(&self.text[i + 1..end - 1]).is_some() {
+                            self.named.set(true);
+                        }
+                        naming = false;
                     }
                     i = end;
                 }
@@ -903,7 +1303,8 @@ impl Reader<'_> {
     }
 
     /// A JSON object of arguments at `at` (or, failing JSON, a balanced
-    /// group kept raw): the input and where it ends.
+    /// group: read as a loose object, else kept raw): the input and where
+    /// it ends.
     fn json_arguments(&self, at: usize) -> Reading<(Result<Value, Vec<u16>>, usize)> {
         let mut scan = JsonScan::new();
         let mut i = at;
@@ -917,9 +1318,10 @@ impl Reader<'_> {
                 Step::Invalid => break,
             }
         }
-        // Not JSON: a balanced `{…}` taken raw (Gemma's `{city:<escape>…}`).
+        // Not JSON: a balanced `{…}` (Gemma's `{city:<|"|>Paris<|"|>}`).
         let end = self.balanced(at, false)?;
-        Ok((Err(self.text[at..end].to_vec()), end))
+        let raw = &self.text[at..end];
+        Ok((loose(raw).ok_or_else(|| raw.to_vec()), end))
     }
 
     /// Where the group opened at `at` (`(`, `[` or `{`) closes; strings in
@@ -932,7 +1334,7 @@ impl Reader<'_> {
             match byte {
                 Some(b'(' | b'[' | b'{') => depth += 1,
                 Some(b')' | b']' | b'}') => {
-                    depth -= 1;
+                    depth = depth.saturating_sub(1);
                     if depth == 0 {
                         return Ok(i + 1);
                     }
@@ -958,26 +1360,32 @@ impl Reader<'_> {
     }
 
     /// A tool's name outside any tag or JSON: `functions.NAME`,
-    /// `to=functions.NAME`, `NAME[ARGS]…`, or (wrapped) `NAME` with its
-    /// arguments in any shape.
-    fn bare_head(&self, at: usize, wrapped: bool) -> Reading<Option<(ParsedCall, usize)>> {
+    /// `to=functions.NAME`, `default_api:NAME`, `NAME[ARGS]…`, or `NAME`
+    /// with its arguments in any shape, as far as the wrapping allows.
+    fn bare_head(&self, at: usize, level: Level) -> Reading<Option<(ParsedCall, usize)>> {
         if at > 0 && self.text.get(at - 1).is_some_and(|&u| is_word(u)) {
             return Ok(None);
         }
         let mut name_at = at;
         let mut distinctive = false;
-        for prefix in ["to=functions.", "functions.", "to="] {
+        for prefix in DISTINCTIVE.into_iter().chain(["to="]) {
             if self.literal(at, prefix)? {
                 name_at = at + prefix.encode_utf16().count();
-                distinctive = prefix != "to=" || wrapped;
+                distinctive = prefix != "to=" || level > Level::None;
                 break;
             }
         }
-        let Some((tool, name_end)) = self.tools.name_at(self.text, name_at)? else { return Ok(None) };
-        if self.text.get(name_end).is_some_and(|&u| is_word(u)) {
-            return Ok(None);
+        let Some((tool, name_end)) = self.name_at(name_at)? else { return Ok(None) };
+        match self.peek(name_end)? {
+            Some(unit) if is_word(unit) => return Ok(None),
+            _ => {}
+        }
+        let no_arguments_allowed = level == Level::Strong && !distinctive;
+        if distinctive || no_arguments_allowed {
+            self.named.set(true);
         }
         if self.literal(name_end, "[ARGS]")? {
+            self.named.set(true);
             let args = self.skip_space(name_end + 6)?;
             if !self.is(args, b'{')? {
                 return Ok(None);
@@ -985,32 +1393,45 @@ impl Reader<'_> {
             let (input, end) = self.json_arguments(args)?;
             return Ok(Some((ParsedCall { tool, input }, end)));
         }
-        if !(wrapped || distinctive) {
-            return Ok(None);
-        }
         // `NAME(…)` or `NAME.call(…)`
         let paren = if self.literal(name_end, ".call(")? { name_end + 5 } else { name_end };
-        if self.is(paren, b'(')? {
+        if self.is_there(paren, b'(')? {
+            if !distinctive && level < Level::Bracket {
+                return Ok(None);
+            }
+            self.named.set(true);
             let end = self.balanced(paren, true)?;
             let raw = &self.text[paren + 1..end - 1];
-            let input = pythonic(raw).ok_or_else(|| raw.to_vec());
-            return Ok(Some((ParsedCall { tool, input }, end)));
+            return Ok(match pythonic(raw) {
+                Some(input) => Some((ParsedCall { tool, input: Ok(input) }, end)),
+                None if distinctive || level == Level::Strong => {
+                    Some((ParsedCall { tool, input: Err(raw.to_vec()) }, end))
+                }
+                None => None,
+            });
         }
-        // A gap of space, special tokens, markers and short words, then
-        // JSON arguments (or key/value tags, or nothing before a closer).
+        // A gap of space, special tokens, markers, an index and short words,
+        // then JSON arguments (or key/value tags, or nothing before a closer).
+        let no_arguments = Some((ParsedCall { tool, input: Ok(Value::Object(Map::new())) }, name_end));
         let mut i = name_end;
         let mut fence = false;
-        let no_arguments = Some((ParsedCall { tool, input: Ok(Value::Object(Map::new())) }, name_end));
+        let mut token = false;
+        let mut words = 0;
+        let mut junk = 0;
         while i - name_end <= MAX_OPENERS {
             let only_space = self.text[name_end..i].iter().all(|&u| ascii(u).is_some_and(is_space));
             let unit = match self.unit(i) {
                 Ok(unit) => unit,
                 // The text ends right after the name: a call with no arguments.
-                Err(Stop::No) if wrapped && !distinctive && only_space => return Ok(no_arguments),
+                Err(Stop::No) if no_arguments_allowed && only_space => return Ok(no_arguments),
                 Err(stop) => return Err(stop),
             };
             match ascii(unit) {
                 Some(b'{') => {
+                    if !(distinctive || token || level >= Level::Weak) {
+                        return Ok(None);
+                    }
+                    self.named.set(true);
                     let (input, mut end) = self.json_arguments(i)?;
                     if fence {
                         let close = self.skip_space(end)?;
@@ -1047,16 +1468,18 @@ impl Reader<'_> {
                 }
                 Some(b'<') => {
                     if let Some(end) = self.special_token(i)? {
+                        token = true;
                         i = end;
                         continue;
                     }
                     if self.literal(i, "</")? {
-                        // A closer: a call with no arguments, if wrapped.
-                        return Ok(if wrapped && !distinctive && only_space { no_arguments } else { None });
+                        // A closer: a call with no arguments, if wrapped so.
+                        return Ok(if no_arguments_allowed && only_space { no_arguments } else { None });
                     }
-                    if !wrapped {
+                    if level < Level::Weak {
                         return Ok(None);
                     }
+                    self.named.set(true);
                     return Ok(self
                         .key_values(i, tool)?
                         .map(|(object, end)| (ParsedCall { tool, input: Ok(Value::Object(object)) }, end)));
@@ -1066,15 +1489,21 @@ impl Reader<'_> {
                     while self.byte(j)?.is_some_and(|b| b.is_ascii_lowercase()) && j - i < 16 {
                         j += 1;
                     }
-                    if !self.byte(j)?.is_some_and(|b| is_space(b) || b == b'<' || b == b'{') {
+                    words += 1;
+                    if words > MAX_GAP_WORDS || !self.byte(j)?.is_some_and(|b| is_space(b) || b == b'<' || b == b'{') {
                         return Ok(None);
                     }
                     i = j;
                 }
+                // Stray tokens of a garbled stream after `to=functions.NAME`.
+                None if distinctive && junk < MAX_GAP_JUNK => {
+                    junk += 1;
+                    i += 1;
+                }
                 _ => {
                     // Something else: a call with no arguments only right
-                    // before a wrapper's end.
-                    if wrapped && !distinctive && i == name_end && matches!(ascii(unit), Some(b']' | b')')) {
+                    // before a strong wrapper's end.
+                    if no_arguments_allowed && i == name_end && matches!(ascii(unit), Some(b']' | b')')) {
                         return Ok(no_arguments);
                     }
                     return Ok(None);
@@ -1082,6 +1511,15 @@ impl Reader<'_> {
             }
         }
         Ok(None)
+    }
+}
+
+/// A read that may fail: the end of a complete text, or a shape that is not
+/// there, is `None`.
+fn optional<T>(reading: Reading<Option<T>>) -> Reading<Option<T>> {
+    match reading {
+        Err(Stop::No) => Ok(None),
+        other => other,
     }
 }
 
@@ -1106,6 +1544,26 @@ const CALL_KEYS: [&str; 13] = [
     "tool_calls",
     "toolCallId",
 ];
+/// The attributes that name a tag head's tool.
+const NAME_ATTRIBUTES: [&str; 5] = ["name", "tool", "tool_name", "function", "toolName"];
+/// Every other attribute a tag head may have.
+const CALL_ATTRIBUTES: [&str; 5] = ["id", "type", "index", "call_id", "tool_call_id"];
+
+/// Whether a parsed JSON value has only a call's keys outside its arguments.
+fn only_call_keys(value: &Value, depth: usize) -> bool {
+    if depth > MAX_CALL_DEPTH {
+        return false;
+    }
+    match value {
+        Value::Array(items) => items.iter().all(|item| only_call_keys(item, depth + 1)),
+        Value::Object(fields) => fields.iter().all(|(key, value)| {
+            ARGUMENT_KEYS.contains(&key.as_str())
+                || (CALL_KEYS.contains(&key.as_str())
+                    && (!matches!(value, Value::Object(_) | Value::Array(_)) || only_call_keys(value, depth + 1)))
+        }),
+        _ => true,
+    }
+}
 
 /// A tag as read.
 #[derive(Debug)]
@@ -1118,6 +1576,8 @@ struct Tag {
 }
 
 const FULL_BAR: u16 = 0xFF5C;
+const LEFT_QUOTE: u16 = 0x201C;
+const RIGHT_QUOTE: u16 = 0x201D;
 
 fn ascii(unit: u16) -> Option<u8> {
     u8::try_from(unit).ok().filter(u8::is_ascii)
@@ -1133,6 +1593,12 @@ fn is_word(unit: u16) -> bool {
 
 fn spells(units: &[u16], text: &str) -> bool {
     text.encode_utf16().eq(units.iter().copied())
+}
+
+/// Whether a tag's, marker's or namespace's name says it wraps tool calls.
+fn is_toolish(name: &[u16]) -> bool {
+    let name = String::from_utf16_lossy(name).to_ascii_lowercase();
+    name.contains("tool") || name.contains("call")
 }
 
 /// The HTML elements: a tag named so is a document's, never a wrapper.
@@ -1253,22 +1719,39 @@ const HTML: &[&str] = &[
     "wbr",
 ];
 
+
 fn is_html(name: &[u16]) -> bool {
-    let name = String::from_utf16_lossy(name).to_ascii_lowercase();
-    HTML.binary_search(&name.as_str()).is_ok()
+    // A `｜NS｜` namespace is no part of the element's name.
+    let local = match name.first() {
+        Some(&bar) if bar == u16::from(b'|') || bar == FULL_BAR => {
+            match name[1..].iter().position(|&u| u == bar) {
+                Some(at) => &name[at + 2..],
+                None => name,
+            }
+        }
+        _ => name,
+    };
+    let local = String::from_utf16_lossy(local).to_ascii_lowercase();
+    HTML.binary_search(&local.as_str()).is_ok()
+}
+
+/// A tag's text content, with one line break trimmed at each end.
+fn trimmed(units: &[u16]) -> String {
+    let text = String::from_utf16_lossy(units);
+    let text = text.strip_prefix('\n').unwrap_or(&text);
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    text.to_owned()
 }
 
 /// A tag's text content as a value: JSON when it is JSON (a number, an
 /// object), else the text, with one line break trimmed at each end.
 fn scalar(units: &[u16]) -> Value {
-    let text = String::from_utf16_lossy(units);
-    let text = text.strip_prefix('\n').unwrap_or(&text);
-    let text = text.strip_suffix('\n').unwrap_or(text);
+    let text = trimmed(units);
     match serde_json::from_str::<Value>(text.trim()) {
         Ok(
             value @ (Value::Number(_) | Value::Bool(_) | Value::Null | Value::Object(_) | Value::Array(_)),
         ) => value,
-        _ => Value::String(text.to_owned()),
+        _ => Value::String(text),
     }
 }
 
@@ -1298,7 +1781,8 @@ fn lenient_json(text: &[u16]) -> Option<Value> {
     serde_json::from_str(&escaped).ok()
 }
 
-/// Pythonic keyword arguments (`city="Paris", days=3`) as a JSON object.
+/// Pythonic keyword arguments (`city="Paris", days=3`, or `city: "Paris"`)
+/// as a JSON object.
 fn pythonic(units: &[u16]) -> Option<Value> {
     let text = String::from_utf16_lossy(units);
     let mut reader = Py { chars: text.chars().collect(), at: 0 };
@@ -1311,7 +1795,7 @@ fn pythonic(units: &[u16]) -> Option<Value> {
         reader.space();
         let key = reader.identifier()?;
         reader.space();
-        if reader.next()? != '=' {
+        if !matches!(reader.next()?, '=' | ':') {
             return None;
         }
         let value = reader.value(0)?;
@@ -1328,6 +1812,16 @@ fn pythonic(units: &[u16]) -> Option<Value> {
             return Some(Value::Object(object));
         }
     }
+}
+
+/// A loose object (`{city:<|"|>Paris<|"|>, days:3}`, `{command:"ls"}`): keys
+/// bare or quoted, strings in quotes or between `<|"|>` or `<escape>`.
+fn loose(units: &[u16]) -> Option<Value> {
+    let text = String::from_utf16_lossy(units);
+    let mut reader = Py { chars: text.chars().collect(), at: 0 };
+    let value = reader.value(0)?;
+    reader.space();
+    (reader.done() && value.is_object()).then_some(value)
 }
 
 struct Py {
@@ -1347,6 +1841,10 @@ impl Py {
         self.at += 1;
         Some(c)
     }
+    fn starts_with(&self, text: &str) -> bool {
+        let mut rest = self.chars.get(self.at..).unwrap_or(&[]).iter();
+        text.chars().all(|c| rest.next() == Some(&c))
+    }
     fn space(&mut self) {
         while self.peek().is_some_and(char::is_whitespace) {
             self.at += 1;
@@ -1358,6 +1856,17 @@ impl Py {
             self.at += 1;
         }
         (self.at > start).then(|| self.chars[start..self.at].iter().collect())
+    }
+    /// A string between two `delimiter`s, the first at the reader.
+    fn delimited(&mut self, delimiter: &str) -> Option<Value> {
+        self.at += delimiter.chars().count();
+        let start = self.at;
+        while !self.starts_with(delimiter) {
+            self.next()?;
+        }
+        let text: String = self.chars[start..self.at].iter().collect();
+        self.at += delimiter.chars().count();
+        Some(Value::String(text))
     }
     fn value(&mut self, depth: usize) -> Option<Value> {
         if depth > 32 {
@@ -1380,6 +1889,8 @@ impl Py {
                     }
                 }
             }
+            '<' if self.starts_with("<|\"|>") => self.delimited("<|\"|>"),
+            '<' if self.starts_with("<escape>") => self.delimited("<escape>"),
             open @ ('[' | '(') => {
                 self.at += 1;
                 let close = if open == '[' { ']' } else { ')' };
@@ -1408,9 +1919,15 @@ impl Py {
                         self.at += 1;
                         return Some(Value::Object(object));
                     }
-                    let Value::String(key) = self.value(depth + 1)? else { return None };
+                    let key = match self.peek()? {
+                        '"' | '\'' => match self.value(depth + 1)? {
+                            Value::String(key) => key,
+                            _ => return None,
+                        },
+                        _ => self.identifier()?,
+                    };
                     self.space();
-                    if self.next()? != ':' {
+                    if !matches!(self.next()?, ':' | '=') {
                         return None;
                     }
                     object.insert(key, self.value(depth + 1)?);
@@ -1439,20 +1956,139 @@ impl Py {
     }
 }
 
+/// A fenced code block the stage is inside: nothing in it is read.
+#[derive(Clone, Copy, Debug)]
+struct Code {
+    /// The opening fence's backticks (counted so far, while `counting`).
+    ticks: usize,
+    counting: bool,
+    /// Still on the opening fence's line.
+    opening: bool,
+    /// Only spaces, tabs and backticks so far on this line of the body.
+    line_blank: bool,
+    /// The backticks at this line's start.
+    run: usize,
+    /// Enough backticks for the closing fence: it closes if the line ends
+    /// with nothing but spaces after them.
+    closing: bool,
+}
+
+/// What one unit did to a code block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CodeStep {
+    /// The unit belongs to the block.
+    Inside,
+    /// The unit closed the block.
+    Closed,
+    /// Fewer than three backticks: no block; the unit is read afresh.
+    NoFence,
+}
+
+impl Code {
+    fn new() -> Self {
+        Code { ticks: 0, counting: true, opening: true, line_blank: false, run: 0, closing: false }
+    }
+
+    fn step(&mut self, unit: u16) -> CodeStep {
+        let byte = ascii(unit);
+        if self.opening {
+            if self.counting {
+                if byte == Some(b'`') {
+                    self.ticks += 1;
+                    return CodeStep::Inside;
+                }
+                self.counting = false;
+                if self.ticks < 3 {
+                    return CodeStep::NoFence;
+                }
+            }
+            if byte == Some(b'\n') {
+                self.opening = false;
+                self.line_blank = true;
+                self.run = 0;
+            }
+            return CodeStep::Inside;
+        }
+        match byte {
+            Some(b'\n') if self.closing => return CodeStep::Closed,
+            Some(b'`' | b' ' | b'\t') if self.closing => {}
+            Some(b'`') if self.line_blank => {
+                self.run += 1;
+                self.closing = self.run >= self.ticks;
+            }
+            Some(b'\n') => {
+                self.line_blank = true;
+                self.run = 0;
+            }
+            Some(b' ' | b'\t') if self.line_blank && self.run == 0 => {}
+            _ => {
+                self.line_blank = false;
+                self.run = 0;
+                self.closing = false;
+            }
+        }
+        CodeStep::Inside
+    }
+}
+
+/// Where the stage stands on the current line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Line {
+    /// Only spaces and tabs so far (or a leak just ended).
+    blank: bool,
+    /// An odd number of backticks so far: inside an inline code span.
+    quoted: bool,
+}
+
+impl Line {
+    /// At the start of a line, or right after a leak.
+    const FRESH: Line = Line { blank: true, quoted: false };
+
+    fn next(self, unit: u16) -> Line {
+        if unit == u16::from(b'\n') {
+            return Line::FRESH;
+        }
+        Line {
+            blank: self.blank && (unit == u16::from(b' ') || unit == u16::from(b'\t')),
+            quoted: self.quoted != (unit == u16::from(b'`')),
+        }
+    }
+}
+
 /// The stage's state between feeds.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct CallStage {
     /// Text not yet released: a candidate (or the start of one) and what
     /// came after it.
     held: Vec<u16>,
     /// The unit before `held`; `None` at the start of the stream.
     before: Option<u16>,
+    /// The line up to `held`.
+    line: Line,
+    /// The reading credit at the start of `held`.
+    credit: i64,
     /// `held.len()` when the candidate at its start last ran out of text;
     /// zero when no candidate waits.
     waiting: usize,
     /// Inside a JSON value that is not a call: its scan, so nothing inside
     /// it is tried as a leak.
     inside_json: Option<JsonScan>,
+    /// Inside a fenced code block: its scan.
+    code: Option<Code>,
+}
+
+impl Default for CallStage {
+    fn default() -> Self {
+        CallStage {
+            held: Vec::new(),
+            before: None,
+            line: Line::FRESH,
+            credit: CREDIT_START,
+            waiting: 0,
+            inside_json: None,
+            code: None,
+        }
+    }
 }
 
 impl CallStage {
@@ -1500,12 +2136,17 @@ impl CallStage {
     fn settle(&mut self, options: Options, log: &mut StripLog, reason: StripReason, out: &mut Vec<u16>) {
         let held = std::mem::take(&mut self.held);
         match options.open_span_at_end {
-            OpenSpanPolicy::Drop => log.record_call(&held, reason, Vec::new()),
+            OpenSpanPolicy::Drop => {
+                log.record_call(&held, reason, Vec::new());
+                log.cut_at(out.len());
+            }
             OpenSpanPolicy::Emit => out.extend_from_slice(&held),
         }
         if let Some(&last) = held.last() {
             self.before = Some(last);
         }
+        self.line = held.iter().fold(self.line, |line, &unit| line.next(unit));
+        self.credit = self.credit.saturating_add(CREDIT_PER_UNIT.saturating_mul(held.len() as i64));
         self.waiting = 0;
     }
 
@@ -1524,103 +2165,151 @@ impl CallStage {
         let mut emitted = 0;
         let mut at = 0;
         let mut keep_from = None;
+        let mut line = self.line;
+        let mut credit = self.credit;
+        let far = Cell::new(0);
+        let named = Cell::new(false);
+        let cut = complete && options.open_span_at_end == OpenSpanPolicy::Drop;
+        // Where a held tail may begin, with the line and credit there.
+        let tail_from = text.len().saturating_sub(tools.longest.max(16));
+        let mut marks: Vec<(usize, Line, i64)> = Vec::new();
         while at < text.len() {
-            if let Some(scan) = &mut self.inside_json {
-                match scan.step(text[at]) {
-                    Step::More => at += 1,
-                    Step::Done => {
-                        self.inside_json = None;
-                        at += 1;
-                    }
+            let unit = text[at];
+            if let Some(code) = &mut self.code {
+                match code.step(unit) {
+                    CodeStep::Inside => {}
+                    CodeStep::Closed => self.code = None,
                     // The unit that ended it is read afresh.
-                    Step::Invalid => self.inside_json = None,
+                    CodeStep::NoFence => {
+                        self.code = None;
+                        continue;
+                    }
                 }
-                continue;
-            }
-            let before = if at == 0 { self.before } else { Some(text[at - 1]) };
-            if !may_begin(tools, &text, at, before) {
+                line = line.next(unit);
+                credit = credit.saturating_add(CREDIT_PER_UNIT);
                 at += 1;
                 continue;
             }
-            let reader =
-                Reader { text: &text, tools, complete, line_start: self.before.is_none_or(is_line_end) };
-            match reader.leak(at) {
-                Ok(leak) => {
-                    out.extend_from_slice(&text[emitted..at]);
-                    log.record_call(&text[at..leak.end], StripReason::Match, leak.calls);
-                    emitted = leak.end;
-                    at = leak.end;
+            if let Some(scan) = &mut self.inside_json {
+                match scan.step(unit) {
+                    Step::More => {}
+                    Step::Done => self.inside_json = None,
+                    // The unit that ended it is read afresh.
+                    Step::Invalid => {
+                        self.inside_json = None;
+                        continue;
+                    }
                 }
-                Err(Stop::More) => {
-                    keep_from = Some(at);
-                    self.waiting = text.len() - at;
-                    break;
-                }
-                Err(Stop::No) => {
-                    if complete && options.open_span_at_end == OpenSpanPolicy::Drop && reader.cut_off_call(at)
-                    {
+                line = line.next(unit);
+                credit = credit.saturating_add(CREDIT_PER_UNIT);
+                at += 1;
+                continue;
+            }
+            if at >= tail_from {
+                marks.push((at, line, credit));
+            }
+            let before = if at == 0 { self.before } else { Some(text[at - 1]) };
+            let fence = unit == u16::from(b'`') && line.blank;
+            if credit >= 0 && !line.quoted && may_begin(tools, unit, before, line.blank) {
+                far.set(at);
+                let reader = Reader { text: &text, tools, complete, blank: line.blank, far: &far, cut, named: &named };
+                match reader.leak(at) {
+                    Ok(leak) => {
                         out.extend_from_slice(&text[emitted..at]);
-                        log.record_call(&text[at..], StripReason::UnclosedAtEnd, Vec::new());
-                        emitted = text.len();
+                        log.record_call(&text[at..leak.end], StripReason::Match, leak.calls);
+                        log.cut_at(out.len());
+                        credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul((leak.end - at) as i64));
+                        emitted = leak.end;
+                        at = leak.end;
+                        line = Line::FRESH;
+                        continue;
+                    }
+                    Err(Stop::More) if !complete => {
+                        keep_from = Some(at);
+                        self.waiting = text.len() - at;
                         break;
                     }
-                    if matches!(ascii(text[at]), Some(b'{' | b'[')) {
-                        let mut scan = JsonScan::new();
-                        if scan.step(text[at]) == Step::More {
-                            self.inside_json = Some(scan);
+                    // (A complete text never runs out; were it to, the
+                    // candidate is text.)
+                    Err(_) => {
+                        credit = credit.saturating_sub(far.get().saturating_sub(at) as i64);
+                        if cut && reader.cut_off_call(at) {
+                            out.extend_from_slice(&text[emitted..at]);
+                            log.record_call(&text[at..], StripReason::UnclosedAtEnd, Vec::new());
+                            log.cut_at(out.len());
+                            emitted = text.len();
+                            at = text.len();
+                            break;
                         }
                     }
-                    at += 1;
                 }
             }
+            if fence {
+                // A code block (or a backtick or two): its own scan reads it.
+                self.code = Some(Code::new());
+                continue;
+            }
+            if matches!(ascii(unit), Some(b'{' | b'[')) {
+                let mut scan = JsonScan::new();
+                if scan.step(unit) == Step::More {
+                    self.inside_json = Some(scan);
+                }
+            }
+            line = line.next(unit);
+            credit = credit.saturating_add(CREDIT_PER_UNIT);
+            at += 1;
         }
         // A name, `functions.` or a fence may have begun in the tail.
+        let inside = self.code.is_some() || self.inside_json.is_some();
         let keep_from = match keep_from {
             Some(at) => at,
-            None if complete => text.len(),
-            None => partial_tail(tools, &text, emitted),
+            None if complete || inside => text.len(),
+            None => partial_tail(tools, &text, emitted, &marks),
         }
         .max(emitted);
+        if keep_from < text.len() && keep_from != at {
+            if let Some(&(_, there, left)) = marks.iter().find(|&&(mark, _, _)| mark == keep_from) {
+                line = there;
+                credit = left;
+            }
+        }
         out.extend_from_slice(&text[emitted..keep_from]);
         if keep_from > 0 {
             self.before = Some(text[keep_from - 1]);
         }
+        self.line = line;
+        self.credit = credit;
         let mut text = text;
         text.drain(..keep_from);
         self.held = text;
     }
 }
 
-fn is_line_end(unit: u16) -> bool {
-    unit == u16::from(b'\n')
-}
-
 /// Whether a leak could begin at `at`.
-fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>) -> bool {
-    let unit = text[at];
+fn may_begin(tools: &Tools, unit: u16, before: Option<u16>, blank: bool) -> bool {
     match ascii(unit) {
         Some(b'<' | b'[' | b'{') => true,
-        Some(b'`') => before.is_none_or(is_line_end),
-        _ => {
-            !before.is_some_and(is_word)
-                && (tools.may_start_name(unit) || unit == u16::from(b'f') || unit == u16::from(b't'))
-        }
+        Some(b'`') => blank,
+        _ if before.is_some_and(is_word) => false,
+        Some(b) if b.is_ascii_alphabetic() && blank => true,
+        Some(b'f' | b't' | b'd') => true,
+        _ => tools.may_start_name(unit),
     }
 }
 
 /// Where the longest tail of `text[from..]` that could still begin a leak
-/// starts: a prefix of a tool's name, of `to=functions.`, of a fence, or a
-/// lone `<`.
-fn partial_tail(tools: &Tools, text: &[u16], from: usize) -> usize {
-    let longest = tools.list().iter().map(|tool| tool.name.len()).max().unwrap_or(0).max(16);
-    let earliest = text.len().saturating_sub(longest).max(from);
-    for start in earliest..text.len() {
+/// starts (among the `marks`, the places read outside JSON and code): a
+/// prefix of a tool's name, of a distinctive prefix, or of a fence.
+fn partial_tail(tools: &Tools, text: &[u16], from: usize, marks: &[(usize, Line, i64)]) -> usize {
+    for &(start, _, _) in marks {
+        if start < from {
+            continue;
+        }
         let tail = &text[start..];
         if start > 0 && is_word(text[start - 1]) {
             continue;
         }
-        let prefixes = ["to=functions.", "functions.", "```"];
-        let of_literal = prefixes.iter().any(|p| {
+        let of_literal = DISTINCTIVE.iter().chain(&["```"]).any(|p| {
             let p: Vec<u16> = p.encode_utf16().collect();
             p.len() > tail.len() && p.starts_with(tail)
         });

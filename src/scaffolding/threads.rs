@@ -69,7 +69,14 @@ pub(crate) struct General {
     /// `begins` of every context at once: where a match may begin after
     /// some unit or other, for a first, context-free scan.
     begins_somewhere: Box<[u64; 1024]>,
+    /// The same set as a short list, when it has at most [`FEW`] units
+    /// (every family's special tokens begin with `<`, `[` or `]`): then the
+    /// scan compares blocks of units, which the compiler vectorises.
+    few_begins: Option<Vec<u16>>,
 }
+
+/// The most units [`General::few_begins`] lists.
+const FEW: usize = 4;
 
 const CALL_BEGINS: [u16; 3] = [b'{' as u16, b'[' as u16, b'`' as u16];
 
@@ -150,6 +157,22 @@ impl Matcher {
     fn needs_context(&self) -> bool {
         matches!(self, Matcher::Dfa(dfa) if dfa.needs_context())
     }
+}
+
+/// Where the first of `units` is in `text`. Compares a block of units at a
+/// time, so that the compiler can vectorise the scan of long runs of prose.
+fn find_any(text: &[u16], units: &[u16]) -> Option<usize> {
+    const BLOCK: usize = 32;
+    let is_one = |unit: u16| units.iter().fold(false, |hit, &one| hit | (unit == one));
+    let mut offset = 0;
+    let mut blocks = text.chunks_exact(BLOCK);
+    for block in &mut blocks {
+        if block.iter().fold(false, |hit, &unit| hit | is_one(unit)) {
+            return block.iter().position(|&unit| is_one(unit)).map(|at| offset + at);
+        }
+        offset += BLOCK;
+    }
+    blocks.remainder().iter().position(|&unit| is_one(unit)).map(|at| offset + at)
 }
 
 /// How far [`General::could_begin`] runs a regular expression ahead.
@@ -268,7 +291,20 @@ impl General {
                 *word |= other;
             }
         }
-        Ok(General { patterns: compiled, begins, ascii_openers, needs_context, has_json_call, begins_somewhere })
+        let listed: Vec<u16> = (0..=u16::MAX)
+            .filter(|&unit| begins_somewhere[usize::from(unit) / 64] >> (unit % 64) & 1 == 1)
+            .take(FEW + 1)
+            .collect();
+        let few_begins = (listed.len() <= FEW).then_some(listed);
+        Ok(General {
+            patterns: compiled,
+            begins,
+            ascii_openers,
+            needs_context,
+            has_json_call,
+            begins_somewhere,
+            few_begins,
+        })
     }
 
     #[inline]
@@ -584,7 +620,11 @@ impl Threads {
     fn next_begin(&self, general: &General, rest: &[u16]) -> usize {
         let mut offset = 0;
         loop {
-            match rest[offset..].iter().position(|&unit| general.begins_somewhere(unit)) {
+            let found = match &general.few_begins {
+                Some(units) => find_any(&rest[offset..], units),
+                None => rest[offset..].iter().position(|&unit| general.begins_somewhere(unit)),
+            };
+            match found {
                 None => return rest.len(),
                 Some(found) => offset += found,
             }
