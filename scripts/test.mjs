@@ -5,9 +5,11 @@
 // 2. the Node tests under the Node running this script, then under Node 22
 //    and 24 (installed from the npm registry into .runtimes/ the first time,
 //    see runtimes.mjs); the AI SDK 7 tests run only where `ai` 7 does, on
-//    Node 22 and later;
-// 3. the type tests: the package's own typings under `strict`, and a
-//    consumer of `seamguard/ai-sdk` against `ai` 6 and `ai` 7;
+//    Node 22 and later, and so do the OpenAI Agents SDK's and Mastra's;
+// 3. the type tests: the package's own typings under `strict`, a consumer
+//    of `seamguard/ai-sdk` against `ai` 6 and `ai` 7, and consumers of
+//    `seamguard/langchain`, `seamguard/openai-agents` and `seamguard/mastra`
+//    against those frameworks' own types;
 // 4. the typings against the specification's surfaces.
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -39,7 +41,7 @@ for (const runtime of RUNTIMES) {
 
 step('type tests');
 const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
-for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json']) {
+for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json']) {
   console.log(`tsc -p __test__/${project}`);
   run(process.execPath, [tsc, '-p', join('__test__', project)]);
 }

@@ -70,4 +70,22 @@ function searchableText(value) {
   return strings.length === 0 ? text : `${text}\n${strings.join('\n')}`;
 }
 
+/**
+ * What a tool result that reached the model as text reads as: the JSON value
+ * it spells when it opens like a JSON object, array or string and parses,
+ * otherwise the text itself. LangChain.js and the OpenAI Agents SDK hand a
+ * tool's structured result to the model as its JSON text; their adapters
+ * read it back with this, so a lookup's empty list is read as one, as the
+ * AI SDK's structured output is.
+ */
+function valueOfText(text) {
+  if (!OPENS_LIKE_JSON.test(text)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 exports.searchableText = searchableText;
+exports.valueOfText = valueOfText;

@@ -1,0 +1,53 @@
+import type { GuardOptions, GuardRun } from './guard.js';
+
+export type { GuardOptions } from './guard.js';
+
+/**
+ * The guard's agent middleware, for `createAgent({ middleware: [...] })`.
+ * It is typed by its shape, not as LangChain's `AgentMiddleware`, so that it
+ * fits that type whether the app imports LangChain as ES modules or as
+ * CommonJS (the two declare distinct classes).
+ */
+export interface GuardMiddleware {
+  readonly name: 'seamguard';
+  wrapModelCall(request: any, handler: (request: any) => any): Promise<any>;
+}
+
+/**
+ * A guard over one conversation at a time, for a LangChain.js agent
+ * (`createAgent`). It is itself the middleware too, the same as
+ * `guard.middleware`.
+ */
+export interface Guard extends GuardMiddleware, GuardRun {
+  /** For `createAgent({ ..., middleware: [guard.middleware] })`. */
+  readonly middleware: GuardMiddleware;
+  /**
+   * The agent's `streamMode: 'messages'` stream with leaked tool calls
+   * stripped from the AI messages' text: one filter per streamed message, its
+   * held tail sent as one more chunk of the message. Every other item passes
+   * as it came.
+   *
+   * @throws {TypeError} naming the argument, when `stream` is not an async iterable.
+   */
+  messages<T>(stream: AsyncIterable<T>): AsyncGenerator<T, void, undefined>;
+}
+
+/**
+ * Arms seamguard's three checks inside a LangChain.js agent's loop, from one
+ * declaration per tool:
+ *
+ * ```ts
+ * const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] } });
+ * const agent = createAgent({ model, tools, middleware: [guard.middleware] });
+ * ```
+ *
+ * At every model call (`wrapModelCall`) the middleware brings the run's
+ * corpus in step with the request's messages and system message, judges each
+ * armed tool result the model is about to read and the armed tools on offer,
+ * and, when the answer arrives, its armed tool calls. It strips a leaked call
+ * to a tool the model was offered from the answer's text (the stream seam);
+ * it changes nothing else, and never throws into the run.
+ *
+ * @throws {TypeError} naming the option, when an option is malformed.
+ */
+export declare function createGuard(options?: GuardOptions): Guard;

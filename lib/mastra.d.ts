@@ -1,0 +1,36 @@
+import type { Processor } from '@mastra/core/processors';
+import type { GuardOptions, GuardRun } from './guard.js';
+
+export type { GuardOptions } from './guard.js';
+
+/**
+ * A guard over one conversation at a time, for a Mastra agent: a processor
+ * for both its `inputProcessors` and its `outputProcessors`.
+ */
+export interface Guard extends Processor<'seamguard'>, GuardRun {
+  readonly id: 'seamguard';
+  processInputStep: NonNullable<Processor['processInputStep']>;
+  processLLMRequest: NonNullable<Processor['processLLMRequest']>;
+  processOutputStep: NonNullable<Processor['processOutputStep']>;
+  processOutputStream: NonNullable<Processor['processOutputStream']>;
+}
+
+/**
+ * Arms seamguard's three checks inside a Mastra agent's loop, from one
+ * declaration per tool:
+ *
+ * ```ts
+ * const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] } });
+ * const agent = new Agent({ ..., inputProcessors: [guard], outputProcessors: [guard] });
+ * ```
+ *
+ * At every step it reads the tools on offer (`processInputStep`), the AI SDK
+ * prompt the model gets (`processLLMRequest`, after the processors listed
+ * before it) and the answer's tool calls (`processOutputStep`), and judges
+ * them as the AI SDK guard does; it strips a leaked call to a tool the step
+ * offered from each streamed text (`processOutputStream`, which `generate`
+ * runs too). It changes nothing else, and never throws into the run.
+ *
+ * @throws {TypeError} naming the option, when an option is malformed.
+ */
+export declare function createGuard(options?: GuardOptions): Guard;

@@ -1,0 +1,43 @@
+import type { Model, ModelProvider } from '@openai/agents';
+import type { GuardOptions, GuardRun } from './guard.js';
+
+export type { GuardOptions } from './guard.js';
+
+/** A guard over one conversation at a time, for the OpenAI Agents SDK. */
+export interface Guard extends GuardRun {
+  /**
+   * The agent's model, guarded: `new Agent({ ..., model: guard.model(model) })`.
+   *
+   * @throws {TypeError} naming the argument, when `model` is not an Agents SDK `Model`.
+   */
+  model(model: Model): Model;
+  /**
+   * A provider whose every model is guarded, for models named by a string:
+   * `new Runner({ modelProvider: guard.modelProvider(provider) })`.
+   *
+   * @throws {TypeError} naming the argument, when `provider` is not a `ModelProvider`.
+   */
+  modelProvider(provider: ModelProvider): ModelProvider;
+}
+
+/**
+ * Arms seamguard's three checks inside the OpenAI Agents SDK's loop, from one
+ * declaration per tool:
+ *
+ * ```ts
+ * const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] } });
+ * const agent = new Agent({ name: 'triage', model: guard.model(model), tools });
+ * ```
+ *
+ * At every turn the guarded model brings the run's corpus in step with the
+ * model input (instructions and items, after any `callModelInputFilter`),
+ * judges each armed function result the model is about to read and the
+ * armed tools on offer (less what `modelSettings.toolChoice` withholds), and,
+ * when the response arrives, its armed function calls. It strips a leaked
+ * call to a tool the model was offered from the response's text: the
+ * streamed `output_text_delta` events and the response's message text alike
+ * (the stream seam). It changes nothing else, and never throws into the run.
+ *
+ * @throws {TypeError} naming the option, when an option is malformed.
+ */
+export declare function createGuard(options?: GuardOptions): Guard;
