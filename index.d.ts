@@ -2,10 +2,102 @@
 /* eslint-disable */
 
 // The declarations above the generated ones: what the package implements in
-// JavaScript (lib/accounting.cjs, lib/enums.cjs) and the one export that is
-// another name for a native class. `napi build` writes this header
-// (typings/header.d.ts) at the top of index.d.ts; every other declaration
-// comes from the Rust code.
+// JavaScript (lib/accounting.cjs, lib/enums.cjs, lib/scaffolding-filter.cjs)
+// and the one export that is another name for a native class. `napi build`
+// writes this header (typings/header.d.ts) at the top of index.d.ts; every
+// other declaration comes from the Rust code.
+
+declare global {
+  // `Symbol.dispose`, for a project whose `lib` predates it (ES2022 and
+  // before, without @types/node); the same declaration as TypeScript's
+  // esnext.disposable and @types/node, with which it merges.
+  interface SymbolConstructor {
+    readonly dispose: unique symbol
+  }
+}
+
+/**
+ * Strips a chat model's leaked tool-call markup from streamed answer text,
+ * chunk by chunk, holding back only what could still become markup.
+ *
+ * Feed each `delta.content` to `feed()` and show what it returns; call
+ * `flush()` when the stream ends. With no options, the output for every
+ * chunking is the reference filter's. Lengths are UTF-16 code units, and
+ * the text is never decoded: lone surrogates pass through, and a pair split
+ * across chunks comes out whole once the outputs are joined.
+ *
+ * A filter keeps native memory only while a stream is open: from the first
+ * `feed()` that needs it to the `flush()` that ends the stream. A filter
+ * dropped with its stream open has it freed once the event loop turns;
+ * `[Symbol.dispose]()` (or `using`) frees it at once.
+ */
+export declare class ScaffoldingFilter {
+  /**
+   * A filter for the default patterns (`SCAFFOLD_PATTERNS`) with the
+   * reference filter's behaviour, or for the given options. Bad options
+   * are a `TypeError` (a `RangeError` for a `maxHeld` that is not a
+   * positive integer) naming the option, and the entry for a pattern.
+   */
+  constructor(options?: ScaffoldingFilterOptions)
+  /**
+   * Strips a whole text at once: the answer `new ScaffoldingFilter(options)`
+   * fed `text` and then flushed would give, with `onStrip` called for each
+   * stripped span, in order, before it returns. No filter object is made
+   * and nothing is kept once it returns, so a loop over many stored texts
+   * costs no more memory than one. Throws a `TypeError` when `text` is not
+   * a string, and the filter's own errors for bad options; if `onStrip`
+   * throws, so does this, and the text is not returned.
+   */
+  static strip(text: string, options?: ScaffoldingFilterOptions): string
+  /**
+   * Feeds the next chunk of streamed text and returns what can be shown
+   * now: the chunk with complete markup removed, less any tail that could
+   * still turn into markup (that tail comes out of a later call). An empty
+   * chunk returns `''` and changes nothing. Throws a `TypeError` when
+   * `chunk` is not a string, or when the filter was disposed.
+   */
+  feed(chunk: string): string
+  /**
+   * Ends the stream: returns the held tail. A partial marker counts as
+   * text after all; so does a span that never closed, unless
+   * `openSpanAtEnd` is `'drop'`. The counters stay, and the filter can be
+   * fed again. Throws a `TypeError` when the filter was disposed.
+   */
+  flush(): string
+  /** Total `.length` of every span stripped so far. */
+  get strippedChars(): number
+  /**
+   * Every stripped span's text, in the order it was stripped. Each read
+   * returns a fresh array.
+   */
+  get strippedSpans(): Array<string>
+  /**
+   * Whether the filter holds nothing: no partial marker, no open span,
+   * no text or strip still owed by an `onStrip` that threw. An idle
+   * filter's `flush()` returns `''`, and a chunk with none of
+   * `startUnits` fed to it comes back unchanged.
+   */
+  get idle(): boolean
+  /**
+   * Every UTF-16 unit a match of this filter's patterns can begin with
+   * (for the default patterns, `'<'`), each once. No markup can start in
+   * a chunk that has none of them. `null` when no such set decides: a
+   * JSON call, which depends on where a line starts, or a regular
+   * expression that looks behind its start (`^` with `m`, `\b`).
+   */
+  get startUnits(): string | null
+  /**
+   * Frees the filter's native memory now, discarding what it holds back
+   * and any text or strip still owed, without calling `onStrip`: for a
+   * stream that will not be flushed (`using filter = new
+   * ScaffoldingFilter()`). Afterwards `feed()` and `flush()` throw a
+   * `TypeError`; the counters and `startUnits` can still be read. Again
+   * does nothing. Called from inside this filter's `onStrip`, it takes
+   * effect when the call that is announcing returns: that call still
+   * announces its other strips and returns its text.
+   */
+  [Symbol.dispose](): void
+}
 
 /**
  * The run corpus under the name empty-lookup's users know: a `RunCorpus`
@@ -183,73 +275,6 @@ export declare class RunCorpus {
    * Call it while assembling the request, after the window has evicted.
    */
   danglingReferencesOf(servedTools: readonly ServedGroundedTool[], epoch: number): DanglingReferencesEncounter
-}
-
-/**
- * Strips a chat model's leaked tool-call markup from streamed answer text,
- * chunk by chunk, holding back only what could still become markup.
- *
- * Feed each `delta.content` to `feed()` and show what it returns; call
- * `flush()` when the stream ends. With no options, the output for every
- * chunking is the reference filter's. Lengths are UTF-16 code units, and
- * the text is never decoded: lone surrogates pass through, and a pair split
- * across chunks comes out whole once the outputs are joined.
- */
-export declare class ScaffoldingFilter {
-  /**
-   * A filter for the default patterns (`SCAFFOLD_PATTERNS`) with the
-   * reference filter's behaviour, or for the given options. Bad options
-   * are a `TypeError` (a `RangeError` for a `maxHeld` that is not a
-   * positive integer) naming the option, and the entry for a pattern.
-   */
-  constructor(options?: ScaffoldingFilterOptions)
-  /**
-   * Strips a whole text at once: the answer `new ScaffoldingFilter(options)`
-   * fed `text` and then flushed would give, with `onStrip` called for each
-   * stripped span, in order, before it returns. No filter object is made
-   * and nothing is kept once it returns, so a loop over many stored texts
-   * costs no more memory than one. Throws a `TypeError` when `text` is not
-   * a string, and the filter's own errors for bad options; if `onStrip`
-   * throws, so does this, and the text is not returned.
-   */
-  static strip(text: string, options?: ScaffoldingFilterOptions): string
-  /**
-   * Feeds the next chunk of streamed text and returns what can be shown
-   * now: the chunk with complete markup removed, less any tail that could
-   * still turn into markup (that tail comes out of a later call). An empty
-   * chunk returns `''` and changes nothing. Throws a `TypeError` when
-   * `chunk` is not a string.
-   */
-  feed(chunk: string): string
-  /**
-   * Ends the stream: returns the held tail. A partial marker counts as
-   * text after all; so does a span that never closed, unless
-   * `openSpanAtEnd` is `'drop'`. The counters stay, and the filter can be
-   * fed again.
-   */
-  flush(): string
-  /** Total `.length` of every span stripped so far. */
-  get strippedChars(): number
-  /**
-   * Every stripped span's text, in the order it was stripped. Each read
-   * returns a fresh array.
-   */
-  get strippedSpans(): Array<string>
-  /**
-   * Whether the filter holds nothing: no partial marker, no open span,
-   * no text or strip still owed by an `onStrip` that threw. An idle
-   * filter's `flush()` returns `''`, and a chunk with none of
-   * `startUnits` fed to it comes back unchanged.
-   */
-  get idle(): boolean
-  /**
-   * Every UTF-16 unit a match of this filter's patterns can begin with
-   * (for the default patterns, `'<'`), each once. No markup can start in
-   * a chunk that has none of them. `null` when no such set decides: a
-   * JSON call, which depends on where a line starts, or a regular
-   * expression that looks behind its start (`^` with `m`, `\b`).
-   */
-  get startUnits(): string | null
 }
 
 /**
@@ -596,6 +621,18 @@ export interface ScaffoldingFilterOptions {
    * bound, as the reference filter.
    */
   readonly maxHeld?: number | undefined
+  /**
+   * Settle the whitespace a strip leaves where it cut: around each cut,
+   * the whitespace on both sides becomes one run (nothing at the start
+   * or end of the text; where either side breaks the line, as many line
+   * breaks as the more of the two, at most one blank line, then the next
+   * line's indentation; otherwise a single run, so `'Let me check.
+   * <…> Done'` becomes `'Let me check. Done'`). Text with no cut beside
+   * it is never touched. Trailing whitespace is held until what follows
+   * it shows. Default `false`: the reference filter's output, spaces and
+   * all.
+   */
+  readonly tidyWhitespace?: boolean | undefined
 }
 
 /**

@@ -836,7 +836,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.RunCorpus = nativeBinding.RunCorpus
-module.exports.ScaffoldingFilter = nativeBinding.ScaffoldingFilter
 module.exports.ScaffoldRegistry = nativeBinding.ScaffoldRegistry
 module.exports.AssertionStratum = nativeBinding.AssertionStratum
 module.exports.ContextErrorKind = nativeBinding.ContextErrorKind

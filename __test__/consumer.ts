@@ -114,6 +114,10 @@ const sources: RegExp[] = SCAFFOLD_PATTERNS.map((source) => new RegExp(source));
 void sources;
 // @ts-expect-error feed takes a string
 new ScaffoldingFilter().feed(42);
+// A filter that will not be flushed frees its native memory at once (ES2022
+// has no Symbol.dispose: the package's typings declare it).
+const disposable: { [Symbol.dispose](): void } = new ScaffoldingFilter();
+disposable[Symbol.dispose]();
 
 // The filter's options, as a framework configures them per model family.
 import { SCAFFOLD_PRESETS } from 'seamguard';

@@ -1,11 +1,12 @@
 // The root entry's ScaffoldingFilter answers a chunk with no start unit fed
-// to an idle filter without a native call (lib/stream-seam.cjs). These
-// tests hold that one predicate to the generated
-// class, which always crosses and which the other tests hold to the
-// reference filter: feed by feed, the same output, the same flush, the same
-// strips and onStrip events in the same order, the same errors, for every
-// registry and option. Then the cases where the layer must cross although
-// the chunk has nothing that could complete a literal.
+// to an idle filter without a native call (lib/scaffolding-filter.cjs).
+// These tests hold that one predicate to a filter that takes every chunk
+// across (as the generated class did before the filter became a JavaScript
+// class), which the other tests hold to the reference filter: feed by feed,
+// the same output, the same flush, the same strips and onStrip events in
+// the same order, the same errors, for every registry and option. Then the
+// cases where the layer must cross although the chunk has nothing that
+// could complete a literal.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';
@@ -15,7 +16,12 @@ import { ScaffoldingFilter, SCAFFOLD_PRESETS } from 'seamguard';
 import { ReferenceFilter } from './reference-filter.mjs';
 
 const require = createRequire(import.meta.url);
-const Generated = require('../index.js').ScaffoldingFilter;
+const { crossEveryChunk } = require('../lib/scaffolding-filter.cjs');
+const { openStreams } = require('../index.js').__scaffoldingFilter;
+/** A filter that takes every chunk across, as if any could begin a match. */
+function Crossing(options) {
+  return crossEveryChunk(new ScaffoldingFilter(options));
+}
 
 const SEED = Number(process.env.FC_SEED ?? 20261201);
 const SCALE = Number(process.env.FC_RUNS_SCALE ?? 1);
@@ -107,12 +113,12 @@ const scenario = registryName.chain((name) => {
 });
 
 describe('ScaffoldingFilter through the JavaScript layer', () => {
-  it('answers every call as the generated class does, for every registry and option', () => {
+  it('answers every call as a filter that always crosses does, for every registry and option', () => {
     run(fc.property(scenario, ({ options, ops }) => {
       // Cut every feed in two as well, so that partial literals are held by the layer.
       const split = ops.flatMap((op) => (op === null || op.length < 2 ? [op] : [op.slice(0, 1), op.slice(1)]));
-      assert.deepEqual(replay(ScaffoldingFilter, options, ops), replay(Generated, options, ops));
-      assert.deepEqual(replay(ScaffoldingFilter, options, split), replay(Generated, options, split));
+      assert.deepEqual(replay(ScaffoldingFilter, options, ops), replay(Crossing, options, ops));
+      assert.deepEqual(replay(ScaffoldingFilter, options, split), replay(Crossing, options, split));
     }), 1500);
   });
 
@@ -255,10 +261,30 @@ describe('ScaffoldingFilter through the JavaScript layer', () => {
     assert.deepEqual(lone.strippedSpans, ['\uDC00q\uD800']);
   });
 
-  it('a filter built by the generated class still works through the layer\'s methods', () => {
-    const filter = new Generated();
-    assert.equal(ScaffoldingFilter.prototype.feed.call(filter, `a${CALL}b<|to`), 'ab');
-    assert.equal(ScaffoldingFilter.prototype.feed.call(filter, 'x'), '<|tox');
-    assert.equal(ScaffoldingFilter.prototype.flush.call(filter), '');
+  it('with tidyWhitespace, takes every chunk across: plain whitespace beside a cut changes, or is held', () => {
+    const cases = [['  ', `${CALL}x`], [`a ${CALL}`, 'x ', 'y'], ['Hi ', CALL, ' there'], [`a ${CALL}`, ' b  ', 'c']];
+    for (const chunks of cases) {
+      const ours = new ScaffoldingFilter({ tidyWhitespace: true });
+      const crossing = new Crossing({ tidyWhitespace: true });
+      assert.equal(ours.startUnits, null);
+      const outputs = [...chunks.map((chunk) => ours.feed(chunk)), ours.flush()];
+      assert.deepEqual(outputs, [...chunks.map((chunk) => crossing.feed(chunk)), crossing.flush()], JSON.stringify(chunks));
+      assert.equal(outputs.join(''), ScaffoldingFilter.strip(chunks.join(''), { tidyWhitespace: true }), JSON.stringify(chunks));
+    }
+  });
+
+  it('opens no native stream for chunks it answers, and ends the one it opened at the flush', () => {
+    const before = openStreams();
+    const filter = new ScaffoldingFilter();
+    assert.equal(filter.feed('plain words, '), 'plain words, ');
+    assert.equal(filter.flush(), '');
+    assert.equal(openStreams(), before);
+    assert.equal(filter.feed(`a${CALL}b<|to`), 'ab');
+    assert.equal(openStreams(), before + 1);
+    assert.equal(filter.feed('x'), '<|tox');
+    assert.equal(filter.feed('more prose'), 'more prose');
+    assert.equal(filter.flush(), '');
+    assert.equal(openStreams(), before);
+    assert.deepEqual(filter.strippedSpans, [CALL]);
   });
 });

@@ -150,7 +150,7 @@ describe('options', () => {
       [
         { tool: [] },
         TypeError,
-        /^scaffoldingMiddleware: options\.tool is not an option \(the options are recover, onRecover, heal, onHeal, patterns, tools, openSpanAtEnd, onStrip, maxHeld\)$/,
+        /^scaffoldingMiddleware: options\.tool is not an option \(the options are recover, onRecover, heal, onHeal, patterns, tools, openSpanAtEnd, onStrip, maxHeld, tidyWhitespace\)$/,
       ],
     ];
     for (const [options, ErrorClass, message] of cases) {

@@ -16,11 +16,12 @@ const blocks = [...readme.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((match) => (
 const guardBlocks = blocks.filter((block) => block.lang === 'ts' && block.code.includes("from 'seamguard/ai-sdk'") && block.code.includes('createGuard'));
 const corpusBlock = blocks.find((block) => block.lang === 'ts' && block.code.includes('const run = new RunCorpus();'));
 const stripBlock = blocks.find((block) => block.lang === 'ts' && block.code.includes('ScaffoldingFilter.strip(text)'));
-const checked = [...guardBlocks, corpusBlock, stripBlock];
+const toolsBlock = blocks.find((block) => block.lang === 'ts' && block.code.includes("const tools = ['get_weather'"));
+const checked = [...guardBlocks, corpusBlock, stripBlock, toolsBlock];
 const work = join(here, '.readme');
 
-test('the README has the guard blocks, the corpus block and the strip block', () =>
-  assert.ok(guardBlocks.length >= 2 && corpusBlock !== undefined && stripBlock !== undefined));
+test('the README has the guard blocks, the corpus block, the strip block and the tools block', () =>
+  assert.ok(guardBlocks.length >= 2 && corpusBlock !== undefined && stripBlock !== undefined && toolsBlock !== undefined));
 
 /** Runs one block as an ES module and returns what it printed. */
 function printedBy(block, name) {
@@ -41,6 +42,11 @@ test('the strip block runs and prints what its comments say', () => {
   assert.equal(printedBy(stripBlock, 'strip.mjs'), "[ 'Sure.', 'Done <tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>' ]\nDone \n");
 });
 
+test('the tools block runs and prints what the README shows', () => {
+  const shown = blocks.find((block) => block.lang === 'text' && block.at > toolsBlock.at);
+  assert.equal(printedBy(toolsBlock, 'tools.mjs'), shown.code);
+});
+
 test('the first guard block runs and prints what the README shows', () => {
   const [first] = guardBlocks;
   const shown = blocks.find((block) => block.lang === 'text' && block.at > first.at);
@@ -58,6 +64,48 @@ test('each of those blocks type-checks under strict, against ai 6 and ai 7', () 
     const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
     for (const base of ['tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json']) {
       writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ extends: `../${base}`, files }));
+      execFileSync(process.execPath, [tsc, '-p', join(work, 'tsconfig.json')], { encoding: 'utf8' });
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+// The other frameworks' blocks ("Other frameworks: LangChain.js, the OpenAI
+// Agents SDK, Mastra"): each runs and prints what the README shows after it
+// (the Agents SDK and Mastra only where they run, Node 22 and later; skipped,
+// and saying so, under Node 20), and type-checks under strict against its
+// framework's own types (tsconfig.frameworks.json, tsconfig.mastra.json).
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+const frameworks = [
+  { entry: 'langchain', tsconfig: 'tsconfig.frameworks.json', node: 20 },
+  { entry: 'openai-agents', tsconfig: 'tsconfig.frameworks.json', node: 22 },
+  { entry: 'mastra', tsconfig: 'tsconfig.mastra.json', node: 22 },
+].map((framework) => ({
+  ...framework,
+  block: blocks.find((block) => block.lang === 'ts' && block.code.includes(`from 'seamguard/${framework.entry}'`)),
+}));
+
+test('the README has a block for each other framework', () => assert.ok(frameworks.every(({ block }) => block !== undefined)));
+
+for (const { entry, node, block } of frameworks) {
+  const skip = NODE_MAJOR < node ? `seamguard/${entry}'s framework needs Node ${node} or later; this is Node ${process.versions.node}` : false;
+  test(`the seamguard/${entry} block runs and prints what the README shows`, { skip }, () => {
+    const shown = blocks.find((other) => other.lang === 'text' && other.at > block.at);
+    assert.equal(printedBy(block, `${entry}.mjs`), shown.code);
+  });
+}
+
+test('the other frameworks\' blocks type-check under strict, against their frameworks\' types', () => {
+  mkdirSync(work, { recursive: true });
+  try {
+    const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+    for (const tsconfig of new Set(frameworks.map((framework) => framework.tsconfig))) {
+      const files = frameworks.filter((framework) => framework.tsconfig === tsconfig).map(({ entry, block }) => {
+        writeFileSync(join(work, `${entry}.mts`), block.code);
+        return `${entry}.mts`;
+      });
+      writeFileSync(join(work, 'tsconfig.json'), JSON.stringify({ extends: `../${tsconfig}`, files }));
       execFileSync(process.execPath, [tsc, '-p', join(work, 'tsconfig.json')], { encoding: 'utf8' });
     }
   } finally {

@@ -88,6 +88,46 @@ const growthRows = () => [
     { patterns: addon.SCAFFOLD_PRESETS['qwen3-coder'] }, 'Writing.  Done.'),
 ];
 
+// Tool-aware detection reads what the model was offered: twenty tools, as a
+// real agent's list, with names as varied as real ones.
+const TOOLS = [
+  'get_weather', 'search', 'read_file', 'write_file', 'run_shell', 'list_dir', 'get_time', 'send_email',
+  'create_issue', 'fetch_url', 'query_db', 'translate', 'summarize', 'calculate', 'lookup_user', 'book_flight',
+  'get_stock_price', 'set_reminder', 'play_music', 'open_app',
+];
+/** The 200 KB answer with its markup gone: what a clean answer costs. */
+const CLEAN = addon.ScaffoldingFilter.strip(ANSWER, { patterns: Object.values(addon.SCAFFOLD_PRESETS).flat() });
+const toolAwareRows = () => {
+  const chunks = chunked(CLEAN, 64 * 1024, 64 * 1024, 2);
+  const patterns = new addon.ScaffoldRegistry(addon.SCAFFOLD_SPECIAL_TOKENS);
+  const repeat = (options) => () => {
+    let out;
+    for (let i = 0; i < 20; i++) out = streamWith(addon.ScaffoldingFilter, chunks, options);
+    return out;
+  };
+  const call = (size) =>
+    `Saving it. <tool_call>{"name": "write_file", "arguments": {"path": "devices.jsonl", "content": ${JSON.stringify(payload(size))}}}</tool_call> Done.`;
+  return [
+    {
+      // The target is the issue's: at most 5 times the default filter.
+      name: 'filter: clean 200 KB answer, 64 KB chunks, 20 tools + special tokens (baseline: the default filter, addon both sides)',
+      target: 0.2,
+      baseline: repeat(undefined),
+      addon: repeat({ tools: TOOLS, patterns }),
+      same: (a, b) => a === CLEAN && b === CLEAN,
+    },
+    growth('filter: tool-aware leaked call growth, 16 x 100 KB against 1 x 800 KB (addon both sides)',
+      call(100 * 1024), call(800 * 1024), { tools: TOOLS, patterns }, 'Saving it.  Done.'),
+    (() => {
+      // A clean answer passes whole: 8 times the text, at most 16 times the time.
+      const small = CLEAN.slice(0, 25 * 1024);
+      const row = growth('filter: tool-aware clean answer growth, 16 x 25 KB against 1 x 200 KB (addon both sides)',
+        small, small.repeat(8), { tools: TOOLS, patterns }, small);
+      return { ...row, same: (a, b) => a === small && b === small.repeat(8) };
+    })(),
+  ];
+};
+
 const ANGLES = Array.from({ length: 25 * 1024 }, (_, i) => `ab${'cdefgh'[i % 6]}<`).join('');
 
 const filterWorkloads = [
@@ -95,6 +135,28 @@ const filterWorkloads = [
   filterWorkload('filter: 200 KB answer, 64 KB chunks', 3, chunked(ANSWER, 64 * 1024, 64 * 1024, 2), { repeat: 20 }),
   filterWorkload('filter: 100 KB open span, 1-8 unit chunks', 20, chunked(SPAN, 1, 8, 3)),
   filterWorkload("filter: '<' every 4th unit, 1-4 unit chunks", 0.33, chunked(ANGLES, 1, 4, 4)),
+  // A batch job over stored texts: a filter per text, made, fed the text
+  // whole and flushed.
+  (() => {
+    const texts = Array.from({ length: 1000 }, (_, i) => (i % 4 === 0
+      ? `Answer ${i}: sure.<|tool_call|>[f(x=${i})]<|tool_call_start|>[read(path='${i}')]<|tool_call_end|> done`
+      : `Answer ${i}: plain prose with nothing to strip, number ${i * 7}.`));
+    const run = (Filter) => () => {
+      const out = [];
+      for (let i = 0; i < 20_000; i++) {
+        const filter = new Filter();
+        out.push(filter.feed(texts[i % 1000]) + filter.flush());
+      }
+      return out.join('\n');
+    };
+    return {
+      name: 'filter: a filter per stored text, 20,000 short texts (1 in 4 with markup), new + feed + flush',
+      target: 1,
+      baseline: run(ReferenceFilter),
+      addon: run(addon.ScaffoldingFilter),
+      same: (a, b) => a === b,
+    };
+  })(),
   // What catching every known format costs a clean answer: the addon with
   // every preset at once against the reference's three patterns in
   // JavaScript.
@@ -296,7 +358,7 @@ function measure({ name, baseline: base, addon: ours, same }) {
 
 // The growth rows go last, so that their 800 KB inputs do not change the
 // heap the other rows run in.
-const workloads = [...filterWorkloads, ...emptyLookupWorkloads, runWorkload, ...choiceWorkloads, ...growthRows()]
+const workloads = [...filterWorkloads, ...toolAwareRows(), ...emptyLookupWorkloads, runWorkload, ...choiceWorkloads, ...growthRows()]
   .filter((w) => only.length === 0 || only.some((word) => w.name.includes(word)));
 
 const ms = (value) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));

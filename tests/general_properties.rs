@@ -193,7 +193,7 @@ proptest! {
             text.insert(at.min(text.len()), 0xD800);
         }
         let policy = if drop { OpenSpanPolicy::Drop } else { OpenSpanPolicy::Emit };
-        let options = Options { open_span_at_end: policy, max_held: None };
+        let options = Options { open_span_at_end: policy, max_held: None, tidy_whitespace: false };
         let whole = run(&registry, options, std::slice::from_ref(&text));
         let cut = run(&registry, options, &chunks_of(&text, &cuts));
         let by_unit: Vec<Vec<u16>> = text.iter().map(|&unit| vec![unit]).collect();
@@ -206,7 +206,7 @@ proptest! {
         prop_assert_eq!(whole.0.len() + stripped, text.len());
 
         if let Some(most) = max_held {
-            let bounded = Options { open_span_at_end: policy, max_held: NonZeroUsize::new(most) };
+            let bounded = Options { open_span_at_end: policy, max_held: NonZeroUsize::new(most), tidy_whitespace: false };
             let (out, strips, most_held) = run(&registry, bounded, &chunks_of(&text, &cuts));
             prop_assert!(most_held <= most, "held {most_held} > {most}");
             let stripped: usize = strips.iter().map(|(span, _)| span.len()).sum();

@@ -290,6 +290,51 @@ impl Js {
         check_status!(unsafe { sys::napi_instanceof(self.env, value, constructor, &mut is) })?;
         Ok(is)
     }
+
+    /// A new `ArrayBuffer` holding `bytes`, type-tagged with `tag`
+    /// (`napi_type_tag_object`), so that [`tagged_bytes`](Self::tagged_bytes)
+    /// can tell it from every buffer this addon did not make. It has no
+    /// Node-API finalizer: V8 frees it as any other buffer.
+    pub fn tagged_buffer(&self, tag: &sys::napi_type_tag, bytes: &[u8]) -> Result<Handle> {
+        let mut data = ptr::null_mut();
+        let mut buffer = ptr::null_mut();
+        // SAFETY: a Node-API call on this call's env, writing to locals.
+        check_status!(unsafe { sys::napi_create_arraybuffer(self.env, bytes.len(), &mut data, &mut buffer) })?;
+        if !bytes.is_empty() {
+            // SAFETY: napi allocated `bytes.len()` bytes at `data` for the new
+            // buffer, which no JavaScript has seen yet.
+            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), data.cast::<u8>(), bytes.len()) };
+        }
+        // SAFETY: `buffer` is a handle of this call's scope; `tag` outlives the call.
+        check_status!(unsafe { sys::napi_type_tag_object(self.env, buffer, tag) })?;
+        Ok(buffer)
+    }
+
+    /// Where the bytes of `value` are, when it is an `ArrayBuffer` tagged
+    /// with `tag` that holds at least `len` of them (a detached one holds
+    /// none); `None` for any other value. The address is good until
+    /// JavaScript runs again (which could detach the buffer).
+    pub fn tagged_bytes(&self, value: Handle, tag: &sys::napi_type_tag, len: usize) -> Result<Option<*mut u8>> {
+        if self.type_of(value)? != ValueType::Object {
+            return Ok(None);
+        }
+        let mut is_buffer = false;
+        // SAFETY (this and the two calls below): Node-API calls on this
+        // call's env, with a handle of this call's scope, writing to locals.
+        check_status!(unsafe { sys::napi_is_arraybuffer(self.env, value, &mut is_buffer) })?;
+        if !is_buffer {
+            return Ok(None);
+        }
+        let mut tagged = false;
+        check_status!(unsafe { sys::napi_check_object_type_tag(self.env, value, tag, &mut tagged) })?;
+        if !tagged {
+            return Ok(None);
+        }
+        let mut data = ptr::null_mut();
+        let mut length = 0;
+        check_status!(unsafe { sys::napi_get_arraybuffer_info(self.env, value, &mut data, &mut length) })?;
+        Ok((!data.is_null() && length >= len).then_some(data.cast::<u8>()))
+    }
 }
 
 /// Building answers. An object's properties are defined in one call, in

@@ -7,22 +7,23 @@
 //! units. The options are read by hand too, so that every bad value is a
 //! JavaScript error naming it (`options.patterns[2].end`).
 //!
-//! `onStrip` runs after the core's pass over a chunk, once per strip the
-//! core recorded, before `feed` or `flush` returns. By then the filter's
-//! state is whole, so the callback may read the filter's counters; it may
-//! not feed or flush the same filter. When it throws, the call throws that
-//! exception, and what the call owed is owed by the next call: the strips
-//! not yet announced are announced first, and the text not returned comes
-//! out in front of that call's own.
+//! `ScaffoldingFilter` itself is a JavaScript class
+//! (lib/scaffolding-filter.cjs) over the functions of the section "native
+//! half" below: it keeps what its options compiled to, and the state of a
+//! stream lives here, in a `Box` held through a tagged handle, from the
+//! feed that needs it to the flush that ends it. `feed` and `finish` hand
+//! back an event for each strip (`strip_event`) when the filter has
+//! `onStrip`, and the class calls the callback with them.
 
-use std::cell::{Cell, RefCell, RefMut};
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::ffi::{CStr, CString};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use super::js::{Handle, IsArray, Js};
 use napi::bindgen_prelude::*;
-use napi::{sys, Env, JsString, Property, PropertyAttributes, Unknown, ValueType};
+use napi::{sys, Env, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::scaffolding::{self, Part, Pattern, PresetPart, PresetPattern, RegexSource, Registry};
@@ -246,6 +247,17 @@ pub struct ScaffoldingFilterOptions {
     /// bound, as the reference filter.
     #[napi(readonly, ts_type = "number | undefined")]
     pub max_held: Option<()>,
+    /// Settle the whitespace a strip leaves where it cut: around each cut,
+    /// the whitespace on both sides becomes one run (nothing at the start
+    /// or end of the text; where either side breaks the line, as many line
+    /// breaks as the more of the two, at most one blank line, then the next
+    /// line's indentation; otherwise a single run, so `'Let me check.
+    /// <…> Done'` becomes `'Let me check. Done'`). Text with no cut beside
+    /// it is never touched. Trailing whitespace is held until what follows
+    /// it shows. Default `false`: the reference filter's output, spaces and
+    /// all.
+    #[napi(readonly, ts_type = "boolean | undefined")]
+    pub tidy_whitespace: Option<()>,
 }
 
 /// Ready-made `patterns` for model families whose tool-call markup leaks
@@ -500,256 +512,384 @@ impl ScaffoldRegistry {
     }
 }
 
-/// Strips a chat model's leaked tool-call markup from streamed answer text,
-/// chunk by chunk, holding back only what could still become markup.
-///
-/// Feed each `delta.content` to `feed()` and show what it returns; call
-/// `flush()` when the stream ends. With no options, the output for every
-/// chunking is the reference filter's. Lengths are UTF-16 code units, and
-/// the text is never decoded: lone surrogates pass through, and a pair split
-/// across chunks comes out whole once the outputs are joined.
-#[napi]
-pub struct ScaffoldingFilter {
-    state: RefCell<State>,
-    /// Whether `onStrip` was given. The callback itself is kept on the
-    /// filter's own object (see [`ON_STRIP_KEY`]), not here.
-    has_on_strip: bool,
-    /// How many strips `onStrip` has been called for.
-    announced: Cell<usize>,
-    /// Set while `onStrip` runs.
-    announcing: Cell<bool>,
-}
+// ---- ScaffoldingFilter's native half ----------------------------------------
+//
+// `ScaffoldingFilter` is a JavaScript class (lib/scaffolding-filter.cjs) over
+// the functions below, which the addon exports under `__scaffoldingFilter`
+// and the package does not. A `#[napi]` class instance is a `napi_wrap`, and
+// Node frees a wrap's bookkeeping and its native struct only in a finalizer
+// it runs after the event loop turns, so a synchronous loop that made a
+// filter per text held every one of them until it ended. Here a filter has
+// no native object of its own: `settings` checks and compiles its options
+// into plain JavaScript values once, when it is made, and a stream's state
+// lives in a Rust `Box` only from the feed that needs it to the flush that
+// ends it.
+//
+// JavaScript holds that `Box` through a handle: an 8-byte `ArrayBuffer`,
+// type-tagged with `STREAM_TAG`, holding the `Box`'s address (zero once
+// closed). No Node-API finalizer is involved: V8 frees the buffer itself.
+// Every function checks the handle before it touches the state: the tag
+// (no buffer made elsewhere passes), a non-zero address (not closed), and
+// that the address is one of this thread's open streams (`STREAMS`; a
+// handle's bytes can be written by whoever holds it, so its address alone
+// proves nothing). A stream is freed by `finish` (the filter's `flush`), by
+// `close` (`[Symbol.dispose]`, or the `FinalizationRegistry` of a filter
+// collected with its stream open), or with its thread.
+//
+// No function here calls JavaScript while it holds a stream: `onStrip` is
+// called by the class, with the events `feed` and `finish` hand back.
 
-/// The `Symbol.for` key under which a filter's object holds its `onStrip`
-/// callback, as a property that is neither enumerable, writable nor
-/// configurable. Held there, the callback and a filter it refers to form a
-/// cycle that the garbage collector sees whole; held by a native reference,
-/// the callback would be a root that keeps its filter alive for ever.
-const ON_STRIP_KEY: &str = "seamguard.onStrip";
+/// The type tag of a stream handle: 128 random bits that only this addon
+/// knows.
+const STREAM_TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x5d2e_9f41_c7a0_3b68, upper: 0xa4f1_0c6e_83d9_27b5 };
 
-struct State {
+/// How many bytes a handle holds: the stream's address, native-endian.
+const HANDLE_BYTES: usize = 8;
+
+/// One stream's state, from the feed that opened it to its flush.
+struct Stream {
     core: scaffolding::ScaffoldingFilter,
-    /// With `onStrip`: the text the current call returns, built up before
-    /// the strips are announced, and kept for the next call if the callback
-    /// throws.
-    owed: Vec<u16>,
+    /// Whether the filter has an `onStrip`: then `feed` and `finish` hand
+    /// back an event for each strip.
+    reports: bool,
+    /// How many strips have been handed back as events.
+    reported: usize,
 }
 
-#[napi]
-impl ScaffoldingFilter {
-    /// A filter for the default patterns (`SCAFFOLD_PATTERNS`) with the
-    /// reference filter's behaviour, or for the given options. Bad options
-    /// are a `TypeError` (a `RangeError` for a `maxHeld` that is not a
-    /// positive integer) naming the option, and the entry for a pattern.
-    #[napi(constructor, catch_unwind, ts_args_type = "options?: ScaffoldingFilterOptions")]
-    pub fn new(env: &Env, mut this: This, options: Unknown) -> Result<Self> {
-        let js = Js::new(env);
-        let settings = read_options(js, options.raw())?;
-        if let Some(on_strip) = settings.on_strip {
-            let key = env.symbol_for(ON_STRIP_KEY)?;
-            this.define_properties(&[Property::new()
-                .with_name(env, key)?
-                .with_value(&js.unknown(on_strip))
-                .with_property_attributes(PropertyAttributes::Default)])?;
-        }
-        let core = settings.filter();
-        Ok(ScaffoldingFilter {
-            state: RefCell::new(State { core, owed: Vec::new() }),
-            has_on_strip: settings.on_strip.is_some(),
-            announced: Cell::new(0),
-            announcing: Cell::new(false),
-        })
+impl Stream {
+    /// Whether strips were made that are still to be handed back.
+    fn has_news(&self) -> bool {
+        self.reports && self.reported < self.core.strips().len()
     }
 
-    /// Strips a whole text at once: the answer `new ScaffoldingFilter(options)`
-    /// fed `text` and then flushed would give, with `onStrip` called for each
-    /// stripped span, in order, before it returns. No filter object is made
-    /// and nothing is kept once it returns, so a loop over many stored texts
-    /// costs no more memory than one. Throws a `TypeError` when `text` is not
-    /// a string, and the filter's own errors for bad options; if `onStrip`
-    /// throws, so does this, and the text is not returned.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "text: string, options?: ScaffoldingFilterOptions",
-        ts_return_type = "string"
-    )]
-    pub fn strip<'env>(env: &'env Env, text: Unknown<'env>, options: Unknown<'env>) -> Result<Unknown<'env>> {
-        let js = Js::new(env);
-        let text = text.raw();
-        if js.type_of(text)? != ValueType::String {
-            return Err(js.wrong_type("ScaffoldingFilter.strip: text", "a string", text));
+    /// Appends an event for each strip not yet handed back, when the filter
+    /// reports strips.
+    fn push_events(&mut self, js: Js, items: &mut Vec<Handle>) -> Result<()> {
+        if !self.reports {
+            return Ok(());
         }
-        let settings = read_options(js, options.raw())?;
-        let mut core = settings.filter();
-        // A filter only ever removes units, so a feed that emits as many as
-        // it was given emitted the text unchanged, held nothing, and the
-        // text is its own answer.
-        let (mut out, whole) = js.with_units(text, |units| {
-            Ok(core.feed_with(units, |emitted| {
-                if emitted.len() == units.len() {
-                    (Vec::new(), true)
-                } else {
-                    (emitted.to_vec(), false)
-                }
-            }))
-        })?;
-        out.extend_from_slice(&core.flush());
-        if let Some(on_strip) = settings.on_strip {
-            let this = js.undefined()?;
-            for strip in core.strips() {
-                js.call(on_strip, this, &[strip_event(js, core.tools(), strip)?])?;
-            }
+        while let Some(strip) = self.core.strip(self.reported) {
+            items.push(strip_event(js, self.core.tools(), strip)?);
+            self.reported += 1;
         }
-        if whole {
-            return Ok(js.unknown(text));
-        }
-        Ok(js.unknown(js.string(&out)?))
-    }
-
-    /// Feeds the next chunk of streamed text and returns what can be shown
-    /// now: the chunk with complete markup removed, less any tail that could
-    /// still turn into markup (that tail comes out of a later call). An empty
-    /// chunk returns `''` and changes nothing. Throws a `TypeError` when
-    /// `chunk` is not a string.
-    #[napi(catch_unwind, ts_args_type = "chunk: string", ts_return_type = "string")]
-    pub fn feed<'env>(&self, env: &'env Env, this: This, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
-        let js = Js::new(env);
-        let chunk = chunk.raw();
-        let mut state = self.state_for(js, "feed")?;
-        if js.type_of(chunk)? != ValueType::String {
-            return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk));
-        }
-        let State { core, owed } = &mut *state;
-        if !self.has_on_strip {
-            let text = js.with_units(chunk, |units| {
-                // When the answer is the whole chunk (nothing was held before
-                // or after, nothing stripped), the chunk itself is the answer.
-                let held_before = core.held_len();
-                core.feed_with(units, |emitted| {
-                    if held_before == 0 && emitted.len() == units.len() {
-                        Ok(chunk)
-                    } else {
-                        js.string(emitted)
-                    }
-                })
-            })?;
-            return Ok(js.unknown(text));
-        }
-        js.with_units(chunk, |units| {
-            core.feed_with(units, |emitted| owed.extend_from_slice(emitted));
-            Ok(())
-        })?;
-        drop(state);
-        Ok(js.unknown(self.announce_then_return(js, env, &this)?))
-    }
-
-    /// Ends the stream: returns the held tail. A partial marker counts as
-    /// text after all; so does a span that never closed, unless
-    /// `openSpanAtEnd` is `'drop'`. The counters stay, and the filter can be
-    /// fed again.
-    #[napi(catch_unwind, ts_args_type = "", ts_return_type = "string")]
-    pub fn flush<'env>(&self, env: &'env Env, this: This) -> Result<Unknown<'env>> {
-        let js = Js::new(env);
-        let mut state = self.state_for(js, "flush")?;
-        let tail = state.core.flush();
-        if !self.has_on_strip {
-            return Ok(js.unknown(js.string(&tail)?));
-        }
-        state.owed.extend_from_slice(&tail);
-        drop(state);
-        Ok(js.unknown(self.announce_then_return(js, env, &this)?))
-    }
-
-    /// Total `.length` of every span stripped so far.
-    #[napi(getter, catch_unwind)]
-    pub fn stripped_chars(&self) -> f64 {
-        self.state.borrow().core.stripped_chars() as f64
-    }
-
-    /// Every stripped span's text, in the order it was stripped. Each read
-    /// returns a fresh array.
-    #[napi(getter, catch_unwind, ts_return_type = "Array<string>")]
-    pub fn stripped_spans<'env>(&self, env: &'env Env) -> Result<Vec<JsString<'env>>> {
-        self.state.borrow().core.stripped_spans().map(|span| env.create_string_utf16(span)).collect()
-    }
-
-    /// Whether the filter holds nothing: no partial marker, no open span,
-    /// no text or strip still owed by an `onStrip` that threw. An idle
-    /// filter's `flush()` returns `''`, and a chunk with none of
-    /// `startUnits` fed to it comes back unchanged.
-    #[napi(getter, catch_unwind)]
-    pub fn idle(&self) -> bool {
-        let Ok(state) = self.state.try_borrow() else { return false };
-        state.core.is_idle()
-            && state.owed.is_empty()
-            && !self.announcing.get()
-            && (!self.has_on_strip || self.announced.get() == state.core.strips().len())
-    }
-
-    /// Every UTF-16 unit a match of this filter's patterns can begin with
-    /// (for the default patterns, `'<'`), each once. No markup can start in
-    /// a chunk that has none of them. `null` when no such set decides: a
-    /// JSON call, which depends on where a line starts, or a regular
-    /// expression that looks behind its start (`^` with `m`, `\b`).
-    #[napi(getter, catch_unwind, ts_return_type = "string | null")]
-    pub fn start_units(&self) -> Option<Utf16String> {
-        self.state.borrow().core.start_units().map(Utf16String::from)
+        Ok(())
     }
 }
 
-impl ScaffoldingFilter {
-    /// The state, for a call that changes it; refused from inside
-    /// `onStrip`, whose caller is in the middle of a call already.
-    fn state_for(&self, js: Js, method: &str) -> Result<RefMut<'_, State>> {
-        match self.state.try_borrow_mut() {
-            Ok(state) if !self.announcing.get() => Ok(state),
-            _ => Err(js.error(&format!(
-                "ScaffoldingFilter.{method} cannot be called from inside this filter's onStrip callback"
-            ))),
-        }
-    }
+type StreamCell = RefCell<Stream>;
 
-    /// Calls `onStrip` for every strip not yet announced, then returns the
-    /// owed text. If the callback throws, the text stays owed.
-    fn announce_then_return(&self, js: Js, env: &Env, this: &This) -> Result<Handle> {
-        {
-            let _announcing = Announcing::start(&self.announcing);
-            let on_strip: Function<Unknown, Unknown> = this.get_property(env.symbol_for(ON_STRIP_KEY)?)?;
-            loop {
-                let index = self.announced.get();
-                let event = {
-                    let state = self.state.borrow();
-                    let Some(strip) = state.core.strip(index) else { break };
-                    strip_event(js, state.core.tools(), strip)?
-                };
-                // Counted before the call: a strip is announced once, even
-                // when the callback throws.
-                self.announced.set(index + 1);
-                on_strip.call(js.unknown(event))?;
-            }
-        }
-        let mut state = self.state.borrow_mut();
-        let text = js.string(&state.owed)?;
-        state.owed.clear();
-        Ok(text)
-    }
-}
+/// This thread's open streams, by address. An address is in it from the
+/// moment its `Box` is made until the moment it is freed; whatever is left
+/// when the thread ends is freed then, so a worker that ends leaks none.
+#[derive(Default)]
+struct Streams(HashSet<usize>);
 
-/// Marks the filter as inside `onStrip` for as long as it lives, so the
-/// mark goes however the announcing ends.
-struct Announcing<'a>(&'a Cell<bool>);
-
-impl<'a> Announcing<'a> {
-    fn start(flag: &'a Cell<bool>) -> Self {
-        flag.set(true);
-        Announcing(flag)
-    }
-}
-
-impl Drop for Announcing<'_> {
+impl Drop for Streams {
     fn drop(&mut self) {
-        self.0.set(false);
+        for address in self.0.drain() {
+            // SAFETY: every address in the set came from `Box::into_raw` in
+            // `open_stream` and leaves the set before anything else frees it.
+            drop(unsafe { Box::from_raw(address as *mut StreamCell) });
+        }
     }
+}
+
+thread_local! {
+    static STREAMS: RefCell<Streams> = RefCell::new(Streams::default());
+}
+
+/// Runs `body` over this thread's set of open streams.
+fn streams<R>(js: Js, body: impl FnOnce(&mut HashSet<usize>) -> R) -> Result<R> {
+    STREAMS
+        .try_with(|streams| body(&mut streams.borrow_mut().0))
+        .map_err(|_| js.error("ScaffoldingFilter: this thread is ending"))
+}
+
+/// The bytes of a stream handle, or a `TypeError` for any other value.
+fn handle_bytes(js: Js, handle: Handle, method: &str) -> Result<*mut u8> {
+    js.tagged_bytes(handle, &STREAM_TAG, HANDLE_BYTES)?.ok_or_else(|| {
+        js.type_error(&format!("ScaffoldingFilter.{method}: the handle is not a filter stream of this addon"))
+    })
+}
+
+/// The address a handle's bytes hold (zero: closed).
+fn read_address(bytes: *mut u8) -> usize {
+    // SAFETY: `bytes` is where a live buffer keeps at least HANDLE_BYTES
+    // bytes (`tagged_bytes` checked), and no JavaScript, which alone could
+    // detach the buffer, runs between that check and this read.
+    u64::from_ne_bytes(unsafe { bytes.cast::<[u8; HANDLE_BYTES]>().read_unaligned() }) as usize
+}
+
+/// The address of the open stream a handle holds; `None` when it was
+/// closed.
+fn open_address(js: Js, bytes: *mut u8, method: &str) -> Result<Option<usize>> {
+    let address = read_address(bytes);
+    if address == 0 {
+        return Ok(None);
+    }
+    if !streams(js, |open| open.contains(&address))? {
+        return Err(js.type_error(&format!(
+            "ScaffoldingFilter.{method}: the handle does not hold an open stream of this thread"
+        )));
+    }
+    Ok(Some(address))
+}
+
+/// A new stream's handle.
+fn open_stream(js: Js, stream: Stream) -> Result<Handle> {
+    let address = Box::into_raw(Box::new(RefCell::new(stream))) as usize;
+    let handle = streams(js, |open| open.insert(address))
+        .and_then(|_| js.tagged_buffer(&STREAM_TAG, &(address as u64).to_ne_bytes()));
+    if handle.is_err() {
+        let _ = streams(js, |open| open.remove(&address));
+        // SAFETY: made by `Box::into_raw` above; no handle holds it, and it
+        // is out of STREAMS.
+        drop(unsafe { Box::from_raw(address as *mut StreamCell) });
+    }
+    handle
+}
+
+/// Runs `body` with the open stream a handle holds.
+fn with_stream<R>(js: Js, handle: Handle, method: &str, body: impl FnOnce(&mut Stream) -> Result<R>) -> Result<R> {
+    let bytes = handle_bytes(js, handle, method)?;
+    let Some(address) = open_address(js, bytes, method)? else {
+        return Err(js.type_error(&format!("ScaffoldingFilter.{method}: the stream is closed")));
+    };
+    // SAFETY: the address is in STREAMS, so it is a `Box` from `open_stream`
+    // on this thread that has not been freed. Nothing frees it while this
+    // borrow lives: only `take_stream` takes a stream out of STREAMS, and it
+    // refuses one that is borrowed; the rest are freed when this thread
+    // ends, which it cannot do in the middle of this call.
+    let cell = unsafe { &*(address as *const StreamCell) };
+    let mut stream = cell
+        .try_borrow_mut()
+        .map_err(|_| js.error(&format!("ScaffoldingFilter.{method}: the stream is in use")))?;
+    body(&mut stream)
+}
+
+/// Takes the open stream out of a handle, leaving the handle closed;
+/// `None` when it was closed already.
+fn take_stream(js: Js, handle: Handle, method: &str) -> Result<Option<Box<StreamCell>>> {
+    let bytes = handle_bytes(js, handle, method)?;
+    let Some(address) = open_address(js, bytes, method)? else { return Ok(None) };
+    // SAFETY: as in `with_stream`: the address is a live `Box` of this thread.
+    if unsafe { &*(address as *const StreamCell) }.try_borrow_mut().is_err() {
+        return Err(js.error(&format!("ScaffoldingFilter.{method}: the stream is in use")));
+    }
+    streams(js, |open| open.remove(&address))?;
+    // SAFETY: `bytes` as in `read_address`.
+    unsafe { bytes.cast::<[u8; HANDLE_BYTES]>().write_unaligned(0u64.to_ne_bytes()) };
+    // SAFETY: the address was a live `Box` in STREAMS and is no longer in
+    // it, and the handle no longer holds it: this is its only owner.
+    Ok(Some(unsafe { Box::from_raw(address as *mut StreamCell) }))
+}
+
+/// What a filter keeps of its options: `[settings, startUnits, onStrip]`.
+/// `settings` are the options as `open` reads them back (`undefined` for
+/// the defaults), checked and compiled: only what differs from the
+/// defaults, the patterns as a `ScaffoldRegistry` (the one given, or one
+/// compiled from the list), the tools as checked. Bad options throw here,
+/// with the errors `new ScaffoldingFilter(options)` throws.
+#[napi(namespace = "__scaffoldingFilter", js_name = "settings", skip_typescript, catch_unwind)]
+pub fn filter_settings<'env>(env: &'env Env, options: Unknown<'env>) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let settings = read_options(js, options.raw())?;
+    // `null` when no set of units decides (tool-aware detection, a tidy
+    // filter): then every chunk goes to the core.
+    let start_units = match settings.filter().start_units() {
+        Some(units) => js.string(&units)?,
+        None => js.null()?,
+    };
+    let on_strip = match settings.on_strip {
+        Some(on_strip) => on_strip,
+        None => js.undefined()?,
+    };
+    let settings = settings_to_js(js, env, settings)?;
+    Ok(js.unknown(js.array(&[settings, start_units, on_strip])?))
+}
+
+/// `Settings` as options that `read_options` reads back into the same
+/// settings; `undefined` for the defaults.
+fn settings_to_js(js: Js, env: &Env, settings: Settings) -> Result<Handle> {
+    // Every field named, so that an option added to `Settings` or to the
+    // core's `Options` cannot be left out of this without a compile error.
+    let Settings { registry, given_registry, options, tools, on_strip } = settings;
+    let scaffolding::Options { open_span_at_end, max_held, tidy_whitespace } = options;
+    let mut fields: Vec<(&CStr, Handle)> = Vec::new();
+    if !Arc::ptr_eq(&registry, &Registry::of_defaults()) {
+        let patterns = match given_registry {
+            Some(given) => given,
+            None => ScaffoldRegistry { registry }.into_instance(env)?.value,
+        };
+        fields.push((c"patterns", patterns));
+    }
+    if let Some(tools) = tools {
+        let list = tools
+            .list()
+            .iter()
+            .map(|tool| match &tool.parameters {
+                None => js.string(&tool.name),
+                Some(parameters) => {
+                    let names = parameters.iter().map(|name| js.string(name)).collect::<Result<Vec<_>>>()?;
+                    js.object(&[(c"name", js.string(&tool.name)?), (c"parameters", js.array(&names)?)])
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        fields.push((c"tools", js.array(&list)?));
+    }
+    match open_span_at_end {
+        scaffolding::OpenSpanPolicy::Emit => {}
+        scaffolding::OpenSpanPolicy::Drop => fields.push((c"openSpanAtEnd", js.str("drop")?)),
+    }
+    if let Some(on_strip) = on_strip {
+        fields.push((c"onStrip", on_strip));
+    }
+    if let Some(most) = max_held {
+        fields.push((c"maxHeld", js.number(most.get() as f64)?));
+    }
+    if tidy_whitespace {
+        fields.push((c"tidyWhitespace", js.boolean(true)?));
+    }
+    if fields.is_empty() {
+        return js.undefined();
+    }
+    js.object(&fields)
+}
+
+/// A new stream for `settings` (what `settings` made), as its handle.
+#[napi(namespace = "__scaffoldingFilter", js_name = "open", skip_typescript, catch_unwind)]
+pub fn stream_open<'env>(env: &'env Env, settings: Unknown<'env>) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let settings = read_options(js, settings.raw())?;
+    let stream = Stream { core: settings.filter(), reports: settings.on_strip.is_some(), reported: 0 };
+    Ok(js.unknown(open_stream(js, stream)?))
+}
+
+/// Feeds a chunk to a stream. Returns the text to show, or, when the
+/// filter has `onStrip` and the chunk made strips,
+/// `[text, ...events]`. The chunk is checked first, so a chunk that is not
+/// a string is named whatever the handle is.
+#[napi(namespace = "__scaffoldingFilter", js_name = "feed", skip_typescript, catch_unwind)]
+pub fn stream_feed<'env>(env: &'env Env, handle: Unknown<'env>, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let chunk = chunk.raw();
+    if js.type_of(chunk)? != ValueType::String {
+        return Err(js.wrong_type("ScaffoldingFilter.feed: chunk", "a string", chunk));
+    }
+    let answer = with_stream(js, handle.raw(), "feed", |stream| {
+        let core = &mut stream.core;
+        let text = js.with_units(chunk, |units| {
+            // When the answer is the chunk, unit for unit, the chunk itself
+            // is the answer. (Compared, not inferred from lengths: a tidy
+            // filter can release held whitespace and hold as much back.)
+            core.feed_with(units, |emitted| if emitted == units { Ok(chunk) } else { js.string(emitted) })
+        })?;
+        if !stream.has_news() {
+            return Ok(text);
+        }
+        let mut items = vec![text];
+        stream.push_events(js, &mut items)?;
+        js.array(&items)
+    })?;
+    Ok(js.unknown(answer))
+}
+
+/// Ends a stream and frees it: returns the held tail, or, when the stream
+/// stripped anything, `[tail, spans, ...events]`: every span it stripped,
+/// and, when the filter has `onStrip`, an event for each strip not yet
+/// handed back.
+#[napi(namespace = "__scaffoldingFilter", js_name = "finish", skip_typescript, catch_unwind)]
+pub fn stream_finish<'env>(env: &'env Env, handle: Unknown<'env>) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let Some(mut stream) = take_stream(js, handle.raw(), "flush")? else {
+        return Err(js.type_error("ScaffoldingFilter.flush: the stream is closed"));
+    };
+    let stream = stream.get_mut();
+    let tail = js.string(&stream.core.flush())?;
+    if stream.core.strips().len() == 0 {
+        return Ok(js.unknown(tail));
+    }
+    let spans = stream.core.stripped_spans().map(|span| js.string(span)).collect::<Result<Vec<_>>>()?;
+    let mut items = vec![tail, js.array(&spans)?];
+    stream.push_events(js, &mut items)?;
+    Ok(js.unknown(js.array(&items)?))
+}
+
+/// Frees a stream without flushing it. A closed handle is left as it is.
+#[napi(namespace = "__scaffoldingFilter", js_name = "close", skip_typescript, catch_unwind)]
+pub fn stream_close(env: &Env, handle: Unknown) -> Result<()> {
+    drop(take_stream(Js::new(env), handle.raw(), "close")?);
+    Ok(())
+}
+
+/// Whether a stream holds nothing: no partial marker, no open span, no
+/// whitespace a tidy filter holds beside a cut.
+#[napi(namespace = "__scaffoldingFilter", js_name = "idle", skip_typescript, catch_unwind)]
+pub fn stream_idle(env: &Env, handle: Unknown) -> Result<bool> {
+    with_stream(Js::new(env), handle.raw(), "idle", |stream| Ok(stream.core.is_idle()))
+}
+
+/// Total `.length` of the spans a stream stripped.
+#[napi(namespace = "__scaffoldingFilter", js_name = "strippedChars", skip_typescript, catch_unwind)]
+pub fn stream_stripped_chars(env: &Env, handle: Unknown) -> Result<f64> {
+    with_stream(Js::new(env), handle.raw(), "strippedChars", |stream| Ok(stream.core.stripped_chars() as f64))
+}
+
+/// The spans a stream stripped, in order, as a new array.
+#[napi(namespace = "__scaffoldingFilter", js_name = "strippedSpans", skip_typescript, catch_unwind)]
+pub fn stream_stripped_spans<'env>(env: &'env Env, handle: Unknown<'env>) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let spans = with_stream(js, handle.raw(), "strippedSpans", |stream| {
+        let spans = stream.core.stripped_spans().map(|span| js.string(span)).collect::<Result<Vec<_>>>()?;
+        js.array(&spans)
+    })?;
+    Ok(js.unknown(spans))
+}
+
+/// How many streams are open on this thread: for tests, which check that
+/// a flush, a dispose and the collection of a filter free its stream.
+#[napi(namespace = "__scaffoldingFilter", js_name = "openStreams", skip_typescript, catch_unwind)]
+pub fn open_streams(env: &Env) -> Result<u32> {
+    streams(Js::new(env), |open| open.len() as u32)
+}
+
+/// `ScaffoldingFilter.strip(text, options)`: a whole text at once, the
+/// answer a filter fed `text` and then flushed would give, with `onStrip`
+/// called for each stripped span, in order, before it returns. No stream is
+/// made and nothing is kept once it returns. Throws a `TypeError` when
+/// `text` is not a string, and the filter's own errors for bad options; if
+/// `onStrip` throws, so does this, and the text is not returned.
+#[napi(namespace = "__scaffoldingFilter", js_name = "strip", skip_typescript, catch_unwind)]
+pub fn filter_strip<'env>(env: &'env Env, text: Unknown<'env>, options: Unknown<'env>) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let text = text.raw();
+    if js.type_of(text)? != ValueType::String {
+        return Err(js.wrong_type("ScaffoldingFilter.strip: text", "a string", text));
+    }
+    let settings = read_options(js, options.raw())?;
+    let mut core = settings.filter();
+    // A feed that emits the text unit for unit held nothing back, and the
+    // text is its own answer.
+    let (mut out, whole) = js.with_units(text, |units| {
+        Ok(core.feed_with(units, |emitted| {
+            if emitted == units {
+                (Vec::new(), true)
+            } else {
+                (emitted.to_vec(), false)
+            }
+        }))
+    })?;
+    out.extend_from_slice(&core.flush());
+    if let Some(on_strip) = settings.on_strip {
+        let this = js.undefined()?;
+        for strip in core.strips() {
+            js.call(on_strip, this, &[strip_event(js, core.tools(), strip)?])?;
+        }
+    }
+    if whole {
+        return Ok(js.unknown(text));
+    }
+    Ok(js.unknown(js.string(&out)?))
 }
 
 /// `{ span, reason, pattern }`, and `calls` for a strip that tool-aware
@@ -809,6 +949,9 @@ fn json_value(js: Js, value: &serde_json::Value) -> Result<Handle> {
 /// The options as the core takes them.
 struct Settings {
     registry: Arc<Registry>,
+    /// The `ScaffoldRegistry` that `options.patterns` was, when it was one:
+    /// `registry` is its own.
+    given_registry: Option<Handle>,
     options: scaffolding::Options,
     tools: Option<Arc<scaffolding::Tools>>,
     on_strip: Option<Handle>,
@@ -820,13 +963,14 @@ impl Settings {
     }
 }
 
-const OPTION_NAMES: [&str; 5] = ["patterns", "tools", "openSpanAtEnd", "onStrip", "maxHeld"];
+const OPTION_NAMES: [&str; 6] = ["patterns", "tools", "openSpanAtEnd", "onStrip", "maxHeld", "tidyWhitespace"];
 
 /// Reads `new ScaffoldingFilter(options)`'s argument, naming the first bad
 /// value in a JavaScript error.
 fn read_options(js: Js, options: Handle) -> Result<Settings> {
     let mut settings = Settings {
         registry: Registry::of_defaults(),
+        given_registry: None,
         options: scaffolding::Options::default(),
         tools: None,
         on_strip: None,
@@ -854,7 +998,10 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
     let patterns = js.get(options, c"patterns")?;
     if given(patterns)? {
         settings.registry = match compiled_registry(js, patterns)? {
-            Some(registry) => registry,
+            Some(registry) => {
+                settings.given_registry = Some(patterns);
+                registry
+            }
             None => Arc::new(read_patterns(
                 js,
                 patterns,
@@ -890,6 +1037,14 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
             return Err(js.wrong_type("ScaffoldingFilter: options.onStrip", "a function", on_strip));
         }
         settings.on_strip = Some(on_strip);
+    }
+
+    let tidy = js.get(options, c"tidyWhitespace")?;
+    if given(tidy)? {
+        if js.type_of(tidy)? != ValueType::Boolean {
+            return Err(js.wrong_type("ScaffoldingFilter: options.tidyWhitespace", "a boolean", tidy));
+        }
+        settings.options.tidy_whitespace = js.bool(tidy)?;
     }
 
     let max_held = js.get(options, c"maxHeld")?;

@@ -245,10 +245,12 @@ impl ScaffoldingFilter {
     /// `None` under tool-aware detection, where a tool's name can begin
     /// one.
     pub fn start_units(&self) -> Option<Vec<u16>> {
-        match self.tools {
-            Some(_) => None,
-            None => self.registry.start_units(),
+        if self.tools.is_some() || self.tidy.is_some() {
+            // A tool's name can begin a strip; a tidy filter holds back
+            // trailing whitespace, so no set of units says a chunk passes.
+            return None;
         }
+        self.registry.start_units()
     }
 
     /// The offered tools that tool-aware detection reads, if any.
@@ -398,10 +400,19 @@ impl ScaffoldingFilter {
     /// The text held back for the next feed or the flush: what the
     /// registry's engine holds, then what tool-aware detection holds.
     pub fn held(&self) -> Vec<u16> {
-        let mut held = match &self.engine {
-            Engine::OnePass(state) => state.held().to_vec(),
-            Engine::Threads(state) => state.held().to_vec(),
-        };
+        // Oldest first: what the last tidy stage holds, the engine, the
+        // tidy stage after tool-aware detection, tool-aware detection.
+        let mut held = Vec::new();
+        if let Some(tidy) = &self.tidy {
+            tidy[1].held_into(&mut held);
+        }
+        held.extend_from_slice(match &self.engine {
+            Engine::OnePass(state) => state.held(),
+            Engine::Threads(state) => state.held(),
+        });
+        if let Some(tidy) = &self.tidy {
+            tidy[0].held_into(&mut held);
+        }
         if let Some((_, stage)) = &self.tools {
             held.extend_from_slice(stage.held());
         }
@@ -414,7 +425,8 @@ impl ScaffoldingFilter {
             Engine::OnePass(state) => state.held().len(),
             Engine::Threads(state) => state.held().len(),
         };
-        engine + self.tools.as_ref().map_or(0, |(_, stage)| stage.held().len())
+        let tidy = self.tidy.as_ref().map_or(0, |tidy| tidy[0].held_len() + tidy[1].held_len());
+        engine + tidy + self.tools.as_ref().map_or(0, |(_, stage)| stage.held().len())
     }
 
     /// Whether the held text begins an unclosed span (for the general
@@ -435,7 +447,9 @@ impl ScaffoldingFilter {
             Engine::OnePass(state) => state.held().is_empty() && !state.is_span_open(),
             Engine::Threads(state) => state.is_idle(),
         };
-        engine && self.tools.as_ref().is_none_or(|(_, stage)| stage.is_idle())
+        engine
+            && self.tools.as_ref().is_none_or(|(_, stage)| stage.is_idle())
+            && self.tidy.as_ref().is_none_or(|tidy| tidy.iter().all(Tidy::is_idle))
     }
 }
 
@@ -490,6 +504,21 @@ impl Tidy {
         if cuts.next().is_some() {
             self.cut();
         }
+    }
+
+    /// Appends the whitespace it holds back, in text order.
+    fn held_into(&self, held: &mut Vec<u16>) {
+        held.extend_from_slice(&self.left);
+        held.extend_from_slice(&self.right);
+    }
+
+    fn held_len(&self) -> usize {
+        self.left.len() + self.right.len()
+    }
+
+    /// Holding nothing, and no cut waiting for what follows it.
+    fn is_idle(&self) -> bool {
+        self.held_len() == 0 && !self.after_cut
     }
 
     /// Ends the text.
@@ -595,5 +624,27 @@ mod tidy_tests {
         let mut out = filter.feed(&units("Let me check. <|tool_call_start|>x<|tool_call_end|> Done."));
         out.extend(filter.flush());
         assert_eq!(String::from_utf16(&out).unwrap(), "Let me check.  Done.");
+    }
+}
+
+#[cfg(test)]
+mod tidy_state_tests {
+    use super::*;
+
+    #[test]
+    fn what_tidy_holds_is_counted_as_held() {
+        let options = Options { tidy_whitespace: true, ..Options::default() };
+        let mut filter = ScaffoldingFilter::with_options(Registry::of_defaults(), options);
+        assert_eq!(filter.start_units(), None);
+        let out = filter.feed(&"a ".encode_utf16().collect::<Vec<_>>());
+        assert_eq!(String::from_utf16(&out).unwrap(), "a");
+        assert_eq!(filter.held(), vec![u16::from(b' ')]);
+        assert_eq!(filter.held_len(), 1);
+        assert!(!filter.is_idle());
+        let out = filter.feed(&"<|tool_call|>".encode_utf16().collect::<Vec<_>>());
+        assert!(out.is_empty());
+        assert!(!filter.is_idle(), "a cut waits for what follows it");
+        assert_eq!(String::from_utf16(&filter.flush()).unwrap(), "");
+        assert!(filter.is_idle());
     }
 }
