@@ -9,6 +9,11 @@
 // so must the union of every preset, but for the cases listed below, each
 // with its reason (and each must really still be changed, so the list
 // cannot outlive a fix).
+//
+// So must tool-aware detection (`new ScaffoldingFilter({ tools })`), offered
+// a realistic tool list, and offered too every name the text itself puts
+// where a name goes without calling it: a Maven parameter's <name>, a
+// BPEL operation, a DocBook <function>, a JSON "name", a called identifier.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -76,5 +81,67 @@ describe('sourced clean answers pass unchanged under every preset at once, eithe
     }
     for (const c of cases) assert.match(c.source, /^[\w.-]+\/[\w.-]+(:|#)/, c.id);
     assert.equal(new Set(cases.map((c) => c.id)).size, cases.length);
+  });
+});
+
+// Tool-aware detection. A realistic tool list, then the same with the names
+// the text mentions in a name position.
+const REALISTIC = ['get_weather', 'search', 'read_file', 'run_shell'];
+
+/** The names a text puts where a tool's name could go. */
+function mentioned(text) {
+  const names = new Set();
+  const patterns = [
+    /<(?:name|function|parameter|methodname|refname|command|funcdef)>([^<\n]+)<\//g,
+    /\b(?:name|operation|tool_name|toolName)\s*=\s*(?:"([^"\n]+)"|'([^'\n]+)')/g,
+    /["'](?:name|tool_name|tool|function|toolName)["']\s*:\s*(?:"([^"\n]+)"|'([^'\n]+)')/g,
+    /\b([A-Za-z_][\w.]*)\s*\(/g,
+  ];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) names.add(match.slice(1).find((group) => group !== undefined).trim());
+  }
+  return [...names].filter((name) => name !== '');
+}
+
+// Names a text genuinely calls: offered, the text is stripped, as a stream
+// cannot tell a quoted call from a leaked one, so they are left out of its
+// list (and each must really be stripped when offered, checked below).
+const CALLED = {
+  // A ```json fence holding nothing but a tool_use block that names it: a
+  // fenced call, the shape Qwen2.5-Coder and Llama 3.2 leak.
+  'anthropic-messages-docstring-tool-use-block': ['get_stock_price'],
+};
+
+function toolAware(tools, chunks, openSpanAtEnd) {
+  const filter = new ScaffoldingFilter({ tools, openSpanAtEnd });
+  const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
+  return { out, spans: filter.strippedSpans };
+}
+
+describe('sourced clean answers pass unchanged under tool-aware detection, either openSpanAtEnd', () => {
+  for (const [index, { id, kind, text }] of cases.entries()) {
+    const named = mentioned(text).filter((name) => !CALLED[id]?.includes(name));
+    it(`${id} (${kind}; names offered: ${named.length})`, () => {
+      for (const tools of [REALISTIC, [...new Set([...REALISTIC, ...named])]]) {
+        for (const chunks of chunkings(text, 9700 + index, 16)) {
+          for (const openSpanAtEnd of ['emit', 'drop']) {
+            const { out, spans } = toolAware(tools, chunks, openSpanAtEnd);
+            const where = `${tools.length} tools, ${chunks.length} chunks, ${openSpanAtEnd}`;
+            assert.deepEqual(spans, [], where);
+            assert.equal(out, text, where);
+          }
+        }
+      }
+    });
+  }
+
+  it('leaves out only names the text really calls', () => {
+    for (const [id, names] of Object.entries(CALLED)) {
+      const { text } = cases.find((c) => c.id === id);
+      for (const name of names) {
+        assert.ok(mentioned(text).includes(name), `${id} mentions ${name}`);
+        assert.notEqual(toolAware([name], [text], 'emit').out, text, `${id} is no longer stripped with ${name} offered: take it off the list`);
+      }
+    }
   });
 });

@@ -6,6 +6,11 @@
 // (which holds a JSON-call pattern), fed whole, a unit at a time and in
 // random cuts, and must come out unchanged with nothing stripped, under
 // either openSpanAtEnd (an answer cut off inside JSON is still its own).
+//
+// Each must also pass tool-aware detection (`new ScaffoldingFilter({ tools
+// })`) unchanged, offered a realistic tool list, and offered too every name
+// it puts where a name goes without calling it (a JSON "name", a tool
+// definition's name, a called identifier).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -34,4 +39,40 @@ describe('clean answers pass unchanged under every preset at once', () => {
       assert.ok(kinds.has(kind), kind);
     }
   });
+});
+
+const REALISTIC = ['get_weather', 'search', 'read_file', 'run_shell'];
+
+/** The names a text puts where a tool's name could go. */
+function mentioned(text) {
+  const names = new Set();
+  const patterns = [
+    /<(?:name|function|parameter|methodname|command)>([^<\n]+)<\//g,
+    /\b(?:name|tool_name|toolName)\s*=\s*(?:"([^"\n]+)"|'([^'\n]+)')/g,
+    /["'](?:name|tool_name|tool|function|toolName)["']\s*:\s*(?:"([^"\n]+)"|'([^'\n]+)')/g,
+    /\b([A-Za-z_][\w.]*)\s*\(/g,
+  ];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) names.add(match.slice(1).find((group) => group !== undefined).trim());
+  }
+  return [...names].filter((name) => name !== '');
+}
+
+describe('clean answers pass unchanged under tool-aware detection, either openSpanAtEnd', () => {
+  for (const [index, { id, kind, text }] of cases.entries()) {
+    const named = mentioned(text);
+    it(`${id} (${kind}; names offered: ${named.length})`, () => {
+      for (const tools of [REALISTIC, [...new Set([...REALISTIC, ...named])]]) {
+        for (const chunks of chunkings(text, 7500 + index, 40)) {
+          for (const openSpanAtEnd of ['emit', 'drop']) {
+            const filter = new ScaffoldingFilter({ tools, openSpanAtEnd });
+            const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
+            const where = `${tools.length} tools, ${chunks.length} chunks, ${openSpanAtEnd}`;
+            assert.deepEqual(filter.strippedSpans, [], where);
+            assert.equal(out, text, where);
+          }
+        }
+      }
+    });
+  }
 });

@@ -8,27 +8,39 @@
 //!
 //! ```text
 //! leak    = lead? opener* head args (separator opener* head args)* closer* stray*
-//! lead    = word to=                    (a channel word: `commentary to=functions.NAME`)
+//! lead    = word to= | word:            (at a line's start, a channel word before a distinctive
+//!                                        head: `commentary to=functions.NAME`, `Lie:default_api:NAME`)
 //!         | word\n                      (a lone lowercase word line before a tag head: `court`)
 //! opener  = <|token|> | <｜token｜> | <|token> | <token|>       (special tokens: strong)
-//!         | <tag …> | <｜NS｜tag …> | [MARKER]                 (strong when the name holds
-//!                                                               `tool` or `call`, else weak)
+//!         | <tag …> | <｜NS｜tag …> | [MARKER]                (no HTML element: strong when the
+//!                                                             name holds `tool` or `call`, else weak)
 //!         | [                                                 (a list: bracket)
-//!         | ```info\n                   (at a line start; strong when the info holds
-//!                                        `tool`, `call` or `function`, else none)
+//!         | ```info\n                   (strong when the info holds `tool`, `call` or
+//!                                        `function`; else it must hold a JSON call and no more)
 //!         | word<|token|> | word: | word to=                  (after a wrapper only)
 //! head    = <NAME …>args</NAME> | <tag … name="NAME" …>args</tag> | <tag=NAME>args</tag>
 //!         | a JSON object or array of call objects naming NAME (straight or curly quotes)
 //!         | {tool => "NAME", args => …}                       (strong only)
 //!         | functions.NAME | to=functions.NAME | default_api:NAME | NAME[ARGS]  (distinctive)
-//!         | NAME                                              (bare)
-//! args    = JSON object (or a loose one: `{key:<|"|>v<|"|>}`, kept raw if it does not parse)
-//!         | (pythonic, args) | <key>value</key>… | <parameter name="k" string="true">v</parameter>…
-//!         | <arg_key>k</arg_key><arg_value>v</arg_value>…
-//! closer  = </tag> (or <end_X> for <start_X>) for each tag opened, ] for [, [/MARKER],
+//!         | NAME.call | NAME                                  (bare)
+//! args    = JSON object (or a loose one, `{key:<|"|>v<|"|>}`, `{key:"v"}`; kept raw if it
+//!           does not parse) | (pythonic, `k=v` or `k: v`)
+//!         | <key>v</key>… | <parameter=k>v</parameter>… | <parameter name="k" string="true">v</parameter>…
+//!         | <arg_key>k</arg_key><arg_value>v</arg_value>…    (the list ends at whatever is no pair)
+//! gap     = between a bare name and its arguments: space, `:0`, special tokens, markers,
+//!           a ```json fence, up to two short lowercase words (`commentary json`), and
+//!           after a distinctive head a run of stray non-ASCII (a garbled stream's)
+//! closer  = </tag> (or <end_X> for <start_X>) for each tag opened, ], [/MARKER],
 //!           ``` for a fence (required), any special token
-//! stray   = a special token, or a closing tag holding `tool` or `call` that nothing opened
+//! stray   = a special token, or a closing tag whose name holds `tool` or `call`,
+//!           that nothing opened; under `openSpanAtEnd: 'drop'`, one the end cut off
 //! ```
+//!
+//! A leak's calls are read out: the tool (its index in the list) and the
+//! arguments as JSON (a parameter tag's text is JSON when it parses as a
+//! number, boolean, null, object or array, else a string with one line break
+//! trimmed at each end; `string="true"` keeps it a string), or the raw text
+//! when they do not parse.
 //!
 //! # Precision: what keeps a clean answer clean
 //!
@@ -38,60 +50,74 @@
 //! - A head must name an offered tool exactly, in a name position: the tag's
 //!   own name, its `name` (`tool`, `tool_name`, `function`, `toolName`)
 //!   attribute or its `<tag=NAME>` value, a JSON call's name key, or a bare
-//!   name. Every other attribute of a tag head must be a call's (`id`,
-//!   `type`, `index`, `call_id`, `tool_call_id`), so an XML element that
-//!   merely has a `name` (BPEL's `<invoke name="…" partnerLink="…">`,
-//!   JasperReports' `<parameter name="…" class="…"/>`) is not a call. A tag
-//!   head's body must be arguments and nothing else; an empty one is a call
-//!   only inside a strong wrapper.
-//! - A JSON object is a call only if every key outside its arguments belongs
-//!   to a call (`name`, `arguments`, `id`, `type`, …), so a payload example
-//!   or a tool's definition (it has a `description`) is text. With no
-//!   wrapper around it, it must also begin its line (after indentation) or
-//!   follow another leak: a call-shaped object inside a sentence is prose.
-//! - An HTML element is never a wrapper. Wrappers come in strengths. A bare
-//!   `NAME` needs one: JSON or parameter-tag arguments need at least a weak
-//!   wrapper (any other tag, any marker); pythonic `NAME(…)` at least a list
-//!   bracket, and arguments that parse unless the wrapper is strong; a name
-//!   with no arguments at all (`<tool_call>NAME</tool_call>`) a strong one.
-//!   So DocBook's `<function>sprintf</function>` and `<parameter>fd</parameter>`,
-//!   `[search]` and `[read_file(path)](docs/read.md)` stay text. A special
-//!   token right after the name also makes it a call (`NAME:0<|…|>{…}`, the
-//!   remains of a section whose opener was lost).
-//! - A fenced code block is code. A fence at a line start is a leak only when
-//!   the whole block is: the fence, calls and nothing else, and the closing
-//!   fence (` ```json ` around a call object, ` ```tool_call `). Otherwise
-//!   nothing inside the block is read until its closing fence, so a Python,
-//!   shell or XML sample that mentions or even calls a tool is left as it is.
-//!   The rule's one ambiguity: a document that shows a bare call to an offered
-//!   tool alone in its own fence reads exactly as a leaked fenced call, and is
-//!   stripped.
-//! - A leak quoted in inline code (a backtick right before and right after
-//!   it) is text, and so is a list bracket that is a markdown link's text
-//!   (`]` followed by `(`).
-//! - The lead words: a channel word before `to=functions.` only when it
-//!   begins its line; a lone lowercase word of 2 to 16 letters only when it
-//!   is alone on its line and the next line begins with a tag head.
+//!   name at a word's start. Every other attribute of a tag head must be a
+//!   call's (`id`, `type`, `index`, `call_id`, `tool_call_id`), so an XML
+//!   element that merely has a `name` (BPEL's `<invoke name="…"
+//!   partnerLink="…">`, JasperReports' `<parameter name="…" class="…"/>`) is
+//!   not a call, and neither is an HTML element named by attribute
+//!   (`<select name="…">`). A tag head's body must be arguments and nothing
+//!   else; an empty one is a call only inside a strong wrapper.
+//! - A tool's definition is not a call: a JSON object with a key outside a
+//!   call's vocabulary (`description`, `model`, `version`, …), arguments that
+//!   are a JSON Schema (both `type` and `properties`), a tag head whose body
+//!   has a `<description>` element.
+//! - A JSON call with no wrapper around it must begin its line (after
+//!   indentation) or follow another leak: a call-shaped object inside a
+//!   sentence is prose.
+//! - Wrappers come in strengths, and a bare `NAME` needs one: JSON or
+//!   parameter-tag arguments at least a weak wrapper; pythonic `NAME(…)` at
+//!   least a list bracket, with arguments that parse unless the wrapper is
+//!   strong; no arguments at all (`<tool_call>NAME</tool_call>`) a strong one.
+//!   A special token right after the name also makes it a call
+//!   (`NAME:0<|…|>{…}`, a section whose opener was lost). So DocBook's
+//!   `<function>sprintf</function>` and `<parameter>fd</parameter>`, prose's
+//!   `get_weather(city)` and `[search]` stay text. A list bracket or a marker
+//!   that names no tool or call counts as a wrapper only at a line's start:
+//!   `see [get_weather(city="x")]` and `[NOTE] get_weather(city="x")` in a
+//!   sentence are prose.
+//! - A fenced code block (a fence at a line's start, after indentation) is
+//!   code. It is a leak only when the whole block is: a fence named for tools
+//!   (` ```tool_call `) around calls, or any other fence around JSON calls and
+//!   nothing else, up to the closing fence. Otherwise nothing in the block is
+//!   read until its closing fence (a line of at least as many backticks and
+//!   nothing else), so a Python, shell, XML or text sample that shows or even
+//!   makes a call is left as it is. The rule's one ambiguity: a document that
+//!   shows a bare JSON call to an offered tool alone in its own fence reads
+//!   exactly as a leaked fenced call (the shape Qwen2.5-Coder and Llama 3.2
+//!   leak), and is stripped.
+//! - Inline code is code: nothing is tried after an odd number of backticks
+//!   on its line. A list bracket followed by `(` is a markdown link's text.
+//! - The lead words are taken only at a line's start: a channel word before
+//!   `to=functions.` (or glued by `:` to a distinctive head), and a lone
+//!   lowercase word of 2 to 16 letters alone on its line when the next line
+//!   begins with a tag head.
 //! - A stray closer is taken only right after a leak (space between), and
 //!   only if its name holds `tool` or `call`: `</tool_call>` after
 //!   `<function=…>…</function>`, never a document's `</config>`.
+//! - Under `openSpanAtEnd: 'drop'`, a text that ends inside a leak is dropped
+//!   from the leak's start only if a head had already named an offered tool
+//!   where a call's name goes (or a JSON value showed a whole call object): a
+//!   text that merely ends after a tool's name is the answer's.
 //!
-//! Calls separated only by space, `,` or `;` belong to one leak when a
-//! wrapper holds them; with none, each call is a leak of its own and the
-//! text between them stays.
+//! Calls separated only by space, `,` or `;` belong to one leak while a
+//! wrapper holds them; when none follows, the innermost wrapper is closed
+//! (a call's own) and more calls are looked for under the rest. With no
+//! wrapper, each call is a leak of its own and the text between them stays.
 //!
 //! # Streaming, and its cost
 //!
 //! The stage emits everything up to the next unit where a leak could begin
-//! (`<`, `[`, `{`, a fence or a word at a line's start, a tool's name,
+//! (`<`, `[`, `{`, a fence or a letter at a line's start, a tool's name,
 //! `functions.`, `to=` or `default_api` at a word's start) and tries to read
 //! a leak there. A try that fails on an opener or head gives up within a
 //! bounded distance; one that fails inside a JSON value that is not a call
 //! leaves the rest of that value to a one-pass JSON scan, and one at a fence
 //! leaves the rest of the code block to a one-pass fence scan, so nothing
-//! inside them is tried again. A try that runs out of text holds the
-//! candidate and is repeated only once the held text has grown by half, so
-//! the re-reading adds up to a constant factor of the text.
+//! inside them is tried again. A try that runs out of text (a name that a
+//! longer offered name could still continue included) holds the candidate
+//! and is repeated only once the held text has grown by half, so the
+//! re-reading adds up to a constant factor of the text. At the flush the
+//! text is complete: nothing is held back, and what no leak took is text.
 //!
 //! What else a failed try reads (an element that never closes, a long value
 //! followed by the wrong closer) is paid from a reading credit: every unit
@@ -101,6 +127,9 @@
 //! read to its end has some candidates passed over as text, and time stays
 //! linear. The credit depends on the text alone, not on where the chunks were
 //! cut, so the output is the same for every chunking.
+//!
+//! Every index is checked and every loop bounded by the text or a constant;
+//! nothing recurses but the arguments' parsers, which stop at a fixed depth.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -519,11 +548,23 @@ impl Reader<'_> {
         if i == start {
             return Ok(None);
         }
-        if self.literal(i, " to=functions.")? {
-            return Ok(self.bare_head(i + 1, Level::None)?.map(|(call, end)| (Vec::new(), Level::None, vec![call], end)));
+        // A channel word (`commentary to=functions.NAME`), or a garbled one
+        // glued to a distinctive head (`Lie:default_api:NAME{…}`).
+        let mut glued = false;
+        if self.is_there(i, b':')? {
+            for prefix in DISTINCTIVE {
+                glued |= self.literal(i + 1, prefix)?;
+            }
+        }
+        if glued || self.literal(i, " to=functions.")? {
+            return Ok(self
+                .bare_head(i + 1, Level::None)?
+                .map(|(call, end)| (Vec::new(), Level::None, vec![call], end)));
         }
         let word = &self.text[start..i];
-        if !(2..=16).contains(&word.len()) || !word.iter().all(|&u| ascii(u).is_some_and(|b| b.is_ascii_lowercase())) {
+        if !(2..=16).contains(&word.len())
+            || !word.iter().all(|&u| ascii(u).is_some_and(|b| b.is_ascii_lowercase()))
+        {
             return Ok(None);
         }
         let mut j = self.skip_blank(i)?;
@@ -761,7 +802,9 @@ impl Reader<'_> {
                 // A word that belongs to the wrapper: `function<｜tool▁sep｜>`,
                 // `call:`, `commentary to=`.
                 let mut i = at;
-                while i - at < MAX_WORD && self.byte(i)?.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                while i - at < MAX_WORD
+                    && self.byte(i)?.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+                {
                     i += 1;
                 }
                 if i == at {
@@ -828,7 +871,9 @@ impl Reader<'_> {
         if !closing && self.is(i, b'=')? {
             let value_at = i + 1;
             let named = match self.name_at(value_at)? {
-                Some((_, end)) if matches!(self.byte(end)?, Some(b'>' | b' ' | b'/' | b'\n' | b'\t' | b'\r')) => {
+                Some((_, end))
+                    if matches!(self.byte(end)?, Some(b'>' | b' ' | b'/' | b'\n' | b'\t' | b'\r')) =>
+                {
                     Some((self.text[value_at..end].to_vec(), end))
                 }
                 _ => None,
@@ -1283,6 +1328,13 @@ impl Reader<'_> {
                     return false;
                 };
                 let input = ARGUMENT_KEYS.iter().find_map(|key| fields.get(*key)).cloned();
+                // Arguments that are a JSON Schema (`type` and `properties`):
+                // a tool's definition, not a call.
+                if let Some(Value::Object(schema)) = &input {
+                    if schema.contains_key("type") && schema.contains_key("properties") {
+                        return false;
+                    }
+                }
                 let input = match input {
                     None => Value::Object(Map::new()),
                     // OpenAI writes the arguments as a JSON string.
@@ -1490,7 +1542,9 @@ impl Reader<'_> {
                         j += 1;
                     }
                     words += 1;
-                    if words > MAX_GAP_WORDS || !self.byte(j)?.is_some_and(|b| is_space(b) || b == b'<' || b == b'{') {
+                    if words > MAX_GAP_WORDS
+                        || !self.byte(j)?.is_some_and(|b| is_space(b) || b == b'<' || b == b'{')
+                    {
                         return Ok(None);
                     }
                     i = j;
@@ -1559,7 +1613,8 @@ fn only_call_keys(value: &Value, depth: usize) -> bool {
         Value::Object(fields) => fields.iter().all(|(key, value)| {
             ARGUMENT_KEYS.contains(&key.as_str())
                 || (CALL_KEYS.contains(&key.as_str())
-                    && (!matches!(value, Value::Object(_) | Value::Array(_)) || only_call_keys(value, depth + 1)))
+                    && (!matches!(value, Value::Object(_) | Value::Array(_))
+                        || only_call_keys(value, depth + 1)))
         }),
         _ => true,
     }
@@ -1718,7 +1773,6 @@ const HTML: &[&str] = &[
     "video",
     "wbr",
 ];
-
 
 fn is_html(name: &[u16]) -> bool {
     // A `｜NS｜` namespace is no part of the element's name.
@@ -2075,6 +2129,9 @@ pub(crate) struct CallStage {
     inside_json: Option<JsonScan>,
     /// Inside a fenced code block: its scan.
     code: Option<Code>,
+    /// Where a held tail may begin in the text being read, with the line
+    /// and credit there (kept to reuse its allocation).
+    marks: Vec<(usize, Line, i64)>,
 }
 
 impl Default for CallStage {
@@ -2087,6 +2144,7 @@ impl Default for CallStage {
             waiting: 0,
             inside_json: None,
             code: None,
+            marks: Vec::new(),
         }
     }
 }
@@ -2172,7 +2230,8 @@ impl CallStage {
         let cut = complete && options.open_span_at_end == OpenSpanPolicy::Drop;
         // Where a held tail may begin, with the line and credit there.
         let tail_from = text.len().saturating_sub(tools.longest.max(16));
-        let mut marks: Vec<(usize, Line, i64)> = Vec::new();
+        let mut marks = std::mem::take(&mut self.marks);
+        marks.clear();
         while at < text.len() {
             let unit = text[at];
             if let Some(code) = &mut self.code {
@@ -2212,15 +2271,18 @@ impl CallStage {
             let fence = unit == u16::from(b'`') && line.blank;
             if credit >= 0 && !line.quoted && may_begin(tools, unit, before, line.blank) {
                 far.set(at);
-                let reader = Reader { text: &text, tools, complete, blank: line.blank, far: &far, cut, named: &named };
+                let reader =
+                    Reader { text: &text, tools, complete, blank: line.blank, far: &far, cut, named: &named };
                 match reader.leak(at) {
                     Ok(leak) => {
+                        // (A leak ends past its start and within the text.)
+                        let end = leak.end.clamp(at + 1, text.len());
                         out.extend_from_slice(&text[emitted..at]);
-                        log.record_call(&text[at..leak.end], StripReason::Match, leak.calls);
+                        log.record_call(&text[at..end], StripReason::Match, leak.calls);
                         log.cut_at(out.len());
-                        credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul((leak.end - at) as i64));
-                        emitted = leak.end;
-                        at = leak.end;
+                        credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul((end - at) as i64));
+                        emitted = end;
+                        at = end;
                         line = Line::FRESH;
                         continue;
                     }
@@ -2279,6 +2341,7 @@ impl CallStage {
         }
         self.line = line;
         self.credit = credit;
+        self.marks = marks;
         let mut text = text;
         text.drain(..keep_from);
         self.held = text;
@@ -2301,20 +2364,17 @@ fn may_begin(tools: &Tools, unit: u16, before: Option<u16>, blank: bool) -> bool
 /// starts (among the `marks`, the places read outside JSON and code): a
 /// prefix of a tool's name, of a distinctive prefix, or of a fence.
 fn partial_tail(tools: &Tools, text: &[u16], from: usize, marks: &[(usize, Line, i64)]) -> usize {
+    // Whether `tail` is a strict prefix of `whole`.
+    fn begins(whole: impl ExactSizeIterator<Item = u16>, tail: &[u16]) -> bool {
+        whole.len() > tail.len() && whole.zip(tail).all(|(a, &b)| a == b)
+    }
     for &(start, _, _) in marks {
-        if start < from {
+        if start < from || (start > 0 && is_word(text[start - 1])) {
             continue;
         }
         let tail = &text[start..];
-        if start > 0 && is_word(text[start - 1]) {
-            continue;
-        }
-        let of_literal = DISTINCTIVE.iter().chain(&["```"]).any(|p| {
-            let p: Vec<u16> = p.encode_utf16().collect();
-            p.len() > tail.len() && p.starts_with(tail)
-        });
-        let of_name =
-            tools.list().iter().any(|tool| tool.name.len() > tail.len() && tool.name.starts_with(tail));
+        let of_literal = DISTINCTIVE.iter().chain(&["```"]).any(|p| begins(p.bytes().map(u16::from), tail));
+        let of_name = tools.list().iter().any(|tool| begins(tool.name.iter().copied(), tail));
         if of_literal || of_name {
             return start;
         }
@@ -2330,18 +2390,26 @@ mod tests {
         text.encode_utf16().collect()
     }
 
-    fn run(tools: &[&str], text: &str, chunk: usize) -> (String, Vec<String>) {
+    fn run_with(tools: &[&str], text: &str, chunk: usize, options: Options) -> (String, Vec<String>) {
         let tools = Tools::new(tools.iter().map(|name| Tool::named(name)).collect()).unwrap();
         let mut stage = CallStage::default();
         let mut log = StripLog::default();
         let mut out = Vec::new();
         let all = units(text);
         for piece in all.chunks(chunk.max(1)) {
-            stage.feed(&tools, Options::default(), &mut log, piece, &mut out);
+            stage.feed(&tools, options, &mut log, piece, &mut out);
         }
-        stage.flush(&tools, Options::default(), &mut log, &mut out);
-        let spans = log.spans().map(|s| String::from_utf16_lossy(s)).collect();
+        stage.flush(&tools, options, &mut log, &mut out);
+        let spans = log.spans().map(String::from_utf16_lossy).collect();
         (String::from_utf16_lossy(&out), spans)
+    }
+
+    fn run(tools: &[&str], text: &str, chunk: usize) -> (String, Vec<String>) {
+        run_with(tools, text, chunk, Options::default())
+    }
+
+    fn drop_policy() -> Options {
+        Options { open_span_at_end: OpenSpanPolicy::Drop, ..Options::default() }
     }
 
     #[test]
@@ -2359,13 +2427,59 @@ mod tests {
             "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
             "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Paris\"}<|call|>",
             "<get_weather>{\"city\": \"Paris\"}</get_weather>",
+            // Families no preset knows.
+            "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+            "<seed:tool_call>\n  <function name=\"get_weather\">\n    <parameter name=\"city\" string=\"true\">Paris</parameter>\n  </function>\n</seed:tool_call>",
+            "<function name=\"get_weather\"><param name=\"city\">Paris</param></function>",
+            "<longcat_tool_call>get_weather <longcat_arg_key>city</longcat_arg_key> <longcat_arg_value>Paris</longcat_arg_value> </longcat_tool_call>",
+            "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}<tool_call|>",
+            "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
+            "[TOOL_CALL]\n{tool => \"get_weather\", args => {\n  --city \"Paris\"\n}}\n[/TOOL_CALL]",
+            "{“name”: “get_weather”, “arguments”: {“city”: “Paris”}}",
+            "```tool_call\nget_weather\n{\"city\": \"Paris\"}\n```",
+            "<zq_run>get_weather {\"city\": \"Paris\"}</zq_run>",
+            "<read_file>\n<path>a.txt</path>\n</read_file>",
         ];
         for leak in leaks {
             let text = format!("Let me check. {leak} Done.");
+            let line = format!("Let me check.\n{leak}\nDone.");
             for chunk in [1, 2, 3, 7, 1000] {
-                let (out, spans) = run(&["get_weather", "get_time"], &text, chunk);
-                assert_eq!(out, "Let me check.  Done.", "{leak} in chunks of {chunk}");
-                assert_eq!(spans, vec![leak.to_owned()], "{leak} in chunks of {chunk}");
+                let (out, spans) = run(&["get_weather", "get_time", "read_file"], &text, chunk);
+                if !leak.starts_with('{') && !leak.starts_with('`') {
+                    assert_eq!(out, "Let me check.  Done.", "{leak} in chunks of {chunk}");
+                    assert_eq!(spans, vec![leak.to_owned()], "{leak} in chunks of {chunk}");
+                }
+                let (out, spans) = run(&["get_weather", "get_time", "read_file"], &line, chunk);
+                assert_eq!(out, "Let me check.\n\nDone.", "{leak} on its line, in chunks of {chunk}");
+                assert_eq!(spans, vec![leak.to_owned()], "{leak} on its line, in chunks of {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn reads_leads_stray_closers_and_lost_openers() {
+        let cases = [
+            // A lone mangled opener on the line before the call.
+            ("I'll look.\n\ncourt\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>", "I'll look.\n\n"),
+            // Harmony with its special tokens gone, the channel word left.
+            ("assistantcommentary to=functions.get_weather json{\"city\":\"Paris\"}", ""),
+            // A garbled word glued to a distinctive head.
+            ("Lie:default_api:get_weather{city:\"Paris\"}", ""),
+            // Qwen3-Coder's wrapper closer without its opener.
+            ("<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>", ""),
+            // Nemotron's array with only the closer.
+            ("[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"NYC\"}}]</TOOLCALL>", ""),
+            // Kimi's section with its opener lost: each call a leak, the line break between them kept.
+            ("get_weather:0<|tool_call_argument_begin|>{\"city\": \"a\"}<|tool_calls_section_end|>\nget_weather:1<|tool_call_argument_begin|>{\"city\": \"b\"}<|tool_calls_section_end|>", "\n"),
+            // Two bare JSON calls: two leaks, the space between them kept.
+            ("{\"name\": \"get_weather\", \"arguments\": {}} {\"name\": \"get_time\", \"arguments\": {}}", " "),
+            // A call with no arguments in a strong wrapper.
+            ("<tool_call>get_time</tool_call>", ""),
+        ];
+        for (text, expected) in cases {
+            for chunk in [1, 2, 5, 1000] {
+                let (out, _) = run(&["get_weather", "get_time"], text, chunk);
+                assert_eq!(out, expected, "{text:?} in chunks of {chunk}");
             }
         }
     }
@@ -2378,17 +2492,105 @@ mod tests {
             "<div>get_weather</div>",
             "{\"model\": \"x\", \"tools\": [{\"name\": \"get_weather\", \"arguments\": {}}]}",
             "{\"name\": \"get_weather\", \"description\": \"d\", \"parameters\": {\"type\": \"object\"}}",
+            "{\"name\": \"get_weather\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}",
             "<param name=\"get_weather\">text</param>",
             "Use functions.get_weather when asked.",
             "<code>get_weather(city=\"Paris\")</code>",
             "a < b and c > d; {x} [y] get_weatherly",
+            // Code blocks are code, whatever they hold, unless they hold a call and nothing else.
+            "```xml\n<tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</tool_call>\n```",
+            "```text\n<start_function_call>call:get_weather{location:<escape>London<escape>}<end_function_call>\n```",
+            "```js\nawait tools.get_weather({ city: 'Paris' });\n```\n```json\n{\"name\": \"get_weather\", \"arguments\": {}}\n{\"name\": \"other\"}\n```",
+            "```\n<|python_tag|>get_weather.call(city=\"Paris\")<|eom_id|>\n```",
+            // Inline code.
+            "The model wrote `<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>` instead.",
+            "Harmony writes `commentary to=functions.get_weather json{\"city\":\"Paris\"}` there.",
+            // A call-shaped object inside a sentence.
+            "It prints {\"name\": \"get_weather\", \"arguments\": {\"city\": \"x\"}} and waits.",
+            // Markdown links, brackets and notes.
+            "See [get_weather(city=\"Paris\")](https://example.com) and [get_weather].",
+            "Then [NOTE] get_weather(city=\"Paris\") is cached.",
+            // Documents whose elements merely carry the name.
+            "<funcdef>int <function>get_weather</function></funcdef><paramdef><parameter>get_weather</parameter></paramdef>",
+            "<invoke name=\"get_weather\" partnerLink=\"svc\" operation=\"op\"><correlations/></invoke>",
+            "<select name=\"get_weather\"><option>Paris</option></select>",
+            "<function name=\"get_weather\"><description>Gets the weather</description></function>",
+            "<tool name=\"get_weather\" version=\"2\"/>",
+            "### get_weather\n{\"city\": \"Paris\"}",
+            "Send it to=get_weather, or to get_weather.",
         ];
         for text in clean {
             for chunk in [1, 3, 1000] {
-                let (out, spans) = run(&["get_weather"], text, chunk);
-                assert_eq!(out, text, "chunks of {chunk}");
+                for options in [Options::default(), drop_policy()] {
+                    let (out, spans) = run_with(&["get_weather"], text, chunk, options);
+                    assert_eq!(out, text, "chunks of {chunk}");
+                    assert!(spans.is_empty(), "{text}: {spans:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn drops_a_call_the_end_cut_off_and_nothing_else() {
+        let cut = [
+            "Sure. <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Pa",
+            "Sure. <tool_call>get_weather\n<arg_key>city</arg_key>",
+            "Sure. <invoke name=\"get_weather\">\n<parameter name=\"city\">Par",
+            "Sure. <|tool_call_begin|>functions.get_weather:0 {\"city\"",
+        ];
+        for text in cut {
+            for chunk in [1, 4, 1000] {
+                let (out, spans) = run_with(&["get_weather"], text, chunk, drop_policy());
+                assert_eq!(out, "Sure. ", "{text:?} in chunks of {chunk}");
+                assert_eq!(spans.len(), 1);
+            }
+        }
+        // Text that merely ends after a tool's name is no call the end cut off.
+        for text in [
+            "Ask get_weather.",
+            "See get_weather",
+            "Use `get_weather",
+            "{\"tool\": \"get_weather\", \"x\": 1",
+        ] {
+            for chunk in [1, 1000] {
+                let (out, spans) = run_with(&["get_weather"], text, chunk, drop_policy());
+                assert_eq!(out, text);
                 assert!(spans.is_empty(), "{text}: {spans:?}");
             }
+        }
+    }
+
+    #[test]
+    fn a_complete_text_loses_nothing() {
+        // Whatever the flush finds unfinished comes out as text (emit policy).
+        for text in [
+            "<tool_call>",
+            "<tool_call>get_weather",
+            "<｜DSML｜tool_calls",
+            "{\"name\": \"get_weather\", \"arguments\": {",
+            "[get_weather(",
+            "```json\n{\"name\": \"get_weather\"",
+            "functions.get_wea",
+            "court\n",
+            "<|tool_calls_section_end|",
+        ] {
+            for chunk in [1, 2, 1000] {
+                let (out, spans) = run(&["get_weather"], text, chunk);
+                let stripped: String = spans.concat();
+                assert_eq!(out.len() + stripped.len(), text.len(), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn pathological_text_reads_the_same_in_every_chunking() {
+        // Every try reads to the end and fails: the reading credit passes
+        // candidates over, the same way whatever the chunking.
+        let text = "<invoke name=\"get_weather\"><city>".repeat(4000)
+            + "<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>";
+        let whole = run(&["get_weather"], &text, usize::MAX);
+        for chunk in [7, 4096] {
+            assert_eq!(run(&["get_weather"], &text, chunk), whole, "chunks of {chunk}");
         }
     }
 
@@ -2409,5 +2611,25 @@ mod tests {
         let calls = log.calls_of(0);
         assert_eq!(calls.len(), 1);
         assert_eq!(calls[0].input, Ok(serde_json::json!({"city": "Paris", "days": 3})));
+    }
+
+    #[test]
+    fn reads_each_argument_shape() {
+        let tools = Tools::new(vec![Tool::named("get_weather")]).unwrap();
+        let cases = [
+            ("<|x|>get_weather{city:<|\"|>Paris<|\"|>, days:3}<|y|>", serde_json::json!({"city": "Paris", "days": 3})),
+            ("<|x|>get_weather(city: \"Paris\")<|y|>", serde_json::json!({"city": "Paris"})),
+            ("<f name=\"get_weather\"><parameter name=\"n\" string=\"true\">42</parameter><parameter name=\"m\" string=\"false\">42</parameter></f>", serde_json::json!({"n": "42", "m": 42})),
+            ("{“name”: “get_weather”, “arguments”: {“city”: “Paris”}}", serde_json::json!({"city": "Paris"})),
+            ("[TOOL_CALL]{tool => \"get_weather\", args => {\"city\": \"Paris\"}}[/TOOL_CALL]", serde_json::json!({"city": "Paris"})),
+        ];
+        for (text, input) in cases {
+            let mut stage = CallStage::default();
+            let mut log = StripLog::default();
+            let mut out = Vec::new();
+            stage.feed(&tools, Options::default(), &mut log, &units(text), &mut out);
+            stage.flush(&tools, Options::default(), &mut log, &mut out);
+            assert_eq!(log.calls_of(0), &[ParsedCall { tool: 0, input: Ok(input) }], "{text}");
+        }
     }
 }
