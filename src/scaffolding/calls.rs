@@ -177,6 +177,12 @@ pub struct Tools {
     first: [bool; 128],
     /// The longest name, in code units.
     longest: usize,
+    /// Finds, in the text narrowed to a byte a unit, an offered name or a distinctive prefix
+    /// (`functions.`, `to=`, `default_api`), wherever it stands: the only
+    /// places where a bare head can begin a leak mid-line. Built once per
+    /// tool list; a multi-literal search, so prose is skipped at memory
+    /// speed instead of word by word.
+    leads: regex::bytes::Regex,
 }
 
 /// The longest tool name accepted, in code units.
@@ -210,7 +216,17 @@ impl Tools {
             }
         }
         let longest = tools.iter().map(|tool| tool.name.len()).max().unwrap_or(0);
-        Ok(Tools { tools, first, longest })
+        let literals: Vec<String> = tools
+            .iter()
+            .map(|tool| &tool.name[..])
+            .chain(LEAD_PREFIXES.iter().map(|prefix| &prefix[..]))
+            .map(|units| units.iter().map(|&unit| format!("\\x{:02x}", if unit < 0x80 { unit } else { 0x80 })).collect())
+            .collect();
+        let leads = regex::bytes::RegexBuilder::new(&format!("(?-u:{})", literals.join("|")))
+            .size_limit(1 << 24)
+            .build()
+            .map_err(|error| ToolsError { tool: 0, reason: format!("the tool list cannot be searched: {error}") })?;
+        Ok(Tools { tools, first, longest, leads })
     }
 
     pub fn list(&self) -> &[Tool] {
@@ -221,11 +237,14 @@ impl Tools {
         self.tools.is_empty()
     }
 
-    fn may_start_name(&self, unit: u16) -> bool {
-        match ascii(unit) {
-            Some(byte) => self.first[usize::from(byte)],
-            None => true,
+    /// Whether `rest` begins with an offered name, or is cut off inside
+    /// one (a name and `rest` agree on every unit both have).
+    fn name_may_begin(&self, rest: &[u16]) -> bool {
+        let Some(&unit) = rest.first() else { return false };
+        if ascii(unit).is_some_and(|byte| !self.first[usize::from(byte)]) {
+            return false;
         }
+        self.tools.iter().any(|tool| tool.name[0] == unit && tool.name.iter().zip(rest).all(|(a, b)| a == b))
     }
 
     /// The tool whose name is exactly `units`.
@@ -2132,6 +2151,9 @@ pub(crate) struct CallStage {
     /// Where a held tail may begin in the text being read, with the line
     /// and credit there (kept to reuse its allocation).
     marks: Vec<(usize, Line, i64)>,
+    /// A buffer reused by every read: the held text narrowed to a byte a
+    /// unit, for the search of leads (see [`narrow_into`]).
+    narrow: Vec<u8>,
 }
 
 impl Default for CallStage {
@@ -2145,6 +2167,7 @@ impl Default for CallStage {
             inside_json: None,
             code: None,
             marks: Vec::new(),
+            narrow: Vec::new(),
         }
     }
 }
@@ -2232,6 +2255,11 @@ impl CallStage {
         let tail_from = text.len().saturating_sub(tools.longest.max(16));
         let mut marks = std::mem::take(&mut self.marks);
         marks.clear();
+        // The next offered name or distinctive prefix (see `plain_run`),
+        // searched in the text narrowed to a byte a unit.
+        let mut narrow = std::mem::take(&mut self.narrow);
+        narrow_into(&text, &mut narrow);
+        let mut lead = 0;
         while at < text.len() {
             let unit = text[at];
             if let Some(code) = &mut self.code {
@@ -2264,12 +2292,22 @@ impl CallStage {
                 at += 1;
                 continue;
             }
+            let before = if at == 0 { self.before } else { Some(text[at - 1]) };
+            if !line.blank && at < tail_from {
+                // Plain prose: skipped in one go, as the unit-by-unit path
+                // below would pass it (nothing tried, the line unchanged).
+                let plain = plain_run(tools, &text, &narrow, at, tail_from, before, &mut lead);
+                if plain > 0 {
+                    credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul(plain as i64));
+                    at += plain;
+                    continue;
+                }
+            }
             if at >= tail_from {
                 marks.push((at, line, credit));
             }
-            let before = if at == 0 { self.before } else { Some(text[at - 1]) };
             let fence = unit == u16::from(b'`') && line.blank;
-            if credit >= 0 && !line.quoted && may_begin(tools, unit, before, line.blank) {
+            if credit >= 0 && !line.quoted && may_begin(tools, &text, at, before, line.blank) {
                 far.set(at);
                 let reader =
                     Reader { text: &text, tools, complete, blank: line.blank, far: &far, cut, named: &named };
@@ -2342,6 +2380,7 @@ impl CallStage {
         self.line = line;
         self.credit = credit;
         self.marks = marks;
+        self.narrow = narrow;
         let mut text = text;
         text.drain(..keep_from);
         self.held = text;
@@ -2349,14 +2388,138 @@ impl CallStage {
 }
 
 /// Whether a leak could begin at `at`.
-fn may_begin(tools: &Tools, unit: u16, before: Option<u16>, blank: bool) -> bool {
-    match ascii(unit) {
+fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
+    match ascii(text[at]) {
         Some(b'<' | b'[' | b'{') => true,
         Some(b'`') => blank,
         _ if before.is_some_and(is_word) => false,
-        Some(b) if b.is_ascii_alphabetic() && blank => true,
-        Some(b'f' | b't' | b'd') => true,
-        _ => tools.may_start_name(unit),
+        Some(b) if b.is_ascii_alphabetic() && blank => line_may_lead(tools, &text[at..]),
+        _ => word_may_lead(tools, &text[at..]),
+    }
+}
+
+/// Whether a leak may begin at a letter that starts a line: what
+/// [`Reader::lead`] reads there (a channel word before ` to=functions.`
+/// or glued by `:` to a distinctive head, or a lone lowercase word of 2 to
+/// 16 letters on its line with a tag on the next), or what may begin
+/// mid-line (see [`word_may_lead`]). Yes when the text ends before that is
+/// decided.
+fn line_may_lead(tools: &Tools, rest: &[u16]) -> bool {
+    if word_may_lead(tools, rest) {
+        return true;
+    }
+    let word = rest.iter().take(MAX_WORD).take_while(|&&unit| ascii(unit).is_some_and(|b| b.is_ascii_alphabetic())).count();
+    let after = &rest[word..];
+    if word == MAX_WORD || after.is_empty() {
+        return true;
+    }
+    let agrees = |literal: &str| literal.bytes().map(u16::from).zip(after).all(|(a, &b)| a == b);
+    if agrees(" to=functions.") || (after[0] == u16::from(b':') && DISTINCTIVE.iter().any(|prefix| {
+        prefix.bytes().map(u16::from).zip(&after[1..]).all(|(a, &b)| a == b)
+    })) {
+        return true;
+    }
+    let lowercase = rest[..word].iter().all(|&unit| ascii(unit).is_some_and(|b| b.is_ascii_lowercase()));
+    if !(2..=16).contains(&word) || !lowercase {
+        return false;
+    }
+    // A lone word: blanks, then the line's end (or the text's).
+    let line_end = after.iter().position(|&unit| !matches!(ascii(unit), Some(b' ' | b'\t' | b'\r')));
+    line_end.is_none_or(|at| after[at] == u16::from(b'\n'))
+}
+
+/// Whether a leak may begin at a word's start that is not a line's: only a
+/// head that needs no wrapper can (`functions.NAME`, `to=functions.NAME`,
+/// `default_api:NAME`, or an offered name that `[ARGS]` or a special token
+/// follows), so `rest` must begin one of those prefixes or an offered name
+/// (or end inside one). Any other word costs a table look-up.
+fn word_may_lead(tools: &Tools, rest: &[u16]) -> bool {
+    // Every distinctive prefix begins with `t`, `f` or `d`.
+    if matches!(rest.first().and_then(|&unit| ascii(unit)), Some(b't' | b'f' | b'd')) {
+        let agrees = |literal: &str| literal.bytes().map(u16::from).zip(rest).all(|(a, &b)| a == b);
+        if DISTINCTIVE.iter().chain(&["to="]).any(|prefix| agrees(prefix)) {
+            return true;
+        }
+    }
+    tools.name_may_begin(rest)
+}
+
+/// The distinctive prefixes' first word, as UTF-16: what [`Tools::leads`]
+/// finds besides the names.
+const LEAD_PREFIXES: [&[u16]; 3] = [
+    &[b'f' as u16, b'u' as u16, b'n' as u16, b'c' as u16, b't' as u16, b'i' as u16, b'o' as u16, b'n' as u16, b's' as u16, b'.' as u16],
+    &[b't' as u16, b'o' as u16, b'=' as u16],
+    &[b'd' as u16, b'e' as u16, b'f' as u16, b'a' as u16, b'u' as u16, b'l' as u16, b't' as u16, b'_' as u16, b'a' as u16, b'p' as u16, b'i' as u16],
+];
+
+/// Where, from `from`, the next offered name or distinctive prefix begins
+/// (as [`Tools::leads`] finds them in `narrow`, the text narrowed by
+/// [`narrow_into`]), or `narrow.len()`. A match is only a place to look: the
+/// caller checks the units themselves.
+fn next_lead(tools: &Tools, narrow: &[u8], from: usize) -> usize {
+    tools.leads.find_at(narrow, from).map_or(narrow.len(), |found| found.start())
+}
+
+/// `text` as one byte per unit: ASCII as itself, anything else as 0x80.
+/// Narrowed, the names and prefixes are searched as plain byte strings; a
+/// name with units outside ASCII matches any unit there, and is checked.
+fn narrow_into(text: &[u16], narrow: &mut Vec<u8>) {
+    narrow.clear();
+    narrow.extend(text.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }));
+}
+
+/// Where, from `from`, the next unit is that stops a plain run (see
+/// [`plain_run`]): `<`, `[`, `{`, a backtick or a line break; or `end`.
+/// Compares a block of units at a time, which the compiler vectorises.
+fn next_stop(text: &[u16], from: usize, end: usize) -> usize {
+    // Blocks of 8: one SIMD compare each, and at most 8 units read one by
+    // one where a stop is (stops come every line or so).
+    const BLOCK: usize = 8;
+    let stops = [b'<' as u16, b'[' as u16, b'{' as u16, b'`' as u16, b'\n' as u16];
+    let is_stop = |unit: u16| stops.iter().fold(false, |hit, &stop| hit | (unit == stop));
+    let region = &text[from..end];
+    let mut offset = 0;
+    let mut blocks = region.chunks_exact(BLOCK);
+    for block in &mut blocks {
+        if block.iter().fold(false, |hit, &unit| hit | is_stop(unit)) {
+            break;
+        }
+        offset += BLOCK;
+    }
+    from + region[offset..].iter().position(|&unit| is_stop(unit)).map_or(region.len(), |at| offset + at)
+}
+
+/// How far from `at` the text is plain, for a line that is not blank and
+/// holds no open code span: no unit that may begin a leak (see
+/// [`may_begin`]), no line break or backtick (which change the line), no
+/// `{` or `[` (which start a JSON scan). Stops at `end`.
+fn plain_run(
+    tools: &Tools,
+    text: &[u16],
+    narrow: &[u8],
+    at: usize,
+    end: usize,
+    before: Option<u16>,
+    lead: &mut usize,
+) -> usize {
+    let stop = next_stop(text, at, end);
+    let mut from = at;
+    loop {
+        // `lead` is the next lead at or after some earlier place: searched
+        // again only once the reading has passed it, so each byte of the
+        // text is searched about once.
+        if *lead < from {
+            *lead = next_lead(tools, narrow, from);
+        }
+        let candidate = *lead;
+        if candidate >= stop {
+            return stop - at;
+        }
+        let unit_before = if candidate == 0 { before } else { Some(text[candidate - 1]) };
+        if !unit_before.is_some_and(is_word) && word_may_lead(tools, &text[candidate..]) {
+            return candidate - at;
+        }
+        from = candidate + 1;
     }
 }
 

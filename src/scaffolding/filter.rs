@@ -203,6 +203,9 @@ pub struct ScaffoldingFilter {
     /// With `tidy_whitespace`: one tidy stage after tool-aware detection,
     /// one after the registry's engine.
     tidy: Option<Box<[Tidy; 2]>>,
+    /// What tool-aware detection passes on, a buffer reused by every feed
+    /// (a fresh one per feed costs a long chunk its pages each time).
+    passed: Vec<u16>,
 }
 
 impl Default for ScaffoldingFilter {
@@ -238,7 +241,7 @@ impl ScaffoldingFilter {
         let tools = tools.filter(|tools| !tools.is_empty()).map(|tools| (tools, CallStage::default()));
         let tidy = options.tidy_whitespace.then(|| Box::new([Tidy::default(), Tidy::default()]));
         let log = StripLog { track_cuts: options.tidy_whitespace, ..StripLog::default() };
-        ScaffoldingFilter { registry, options, tools, engine, log, tidy }
+        ScaffoldingFilter { registry, options, tools, engine, log, tidy, passed: Vec::new() }
     }
 
     /// Every unit a strip can begin with, as [`Registry::start_units`];
@@ -283,12 +286,12 @@ impl ScaffoldingFilter {
             return emit(&out);
         }
         if let Some((tools, stage)) = &mut self.tools {
-            let mut passed = Vec::with_capacity(chunk.len());
+            let mut passed = std::mem::take(&mut self.passed);
+            passed.clear();
             stage.feed(tools, self.options, &mut self.log, chunk, &mut passed);
-            if passed.is_empty() {
-                return emit(&[]);
-            }
-            return self.engine_feed_with(&passed, emit);
+            let answer = if passed.is_empty() { emit(&[]) } else { self.engine_feed_with(&passed, emit) };
+            self.passed = passed;
+            return answer;
         }
         self.engine_feed_with(chunk, emit)
     }
