@@ -5,7 +5,7 @@
 // and the caller everything exactly as it came, and needs nothing from `ai`
 // at run time.
 
-const { Guard } = require('../guard/core.cjs');
+const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
 const { offeredTools } = require('./tools.cjs');
 
 /** The text parts (and reasoning) of a message's content, one per line. */
@@ -50,11 +50,7 @@ const resultEntry = (part) => ({ role: 'tool', toolName: part.toolName, toolCall
 // The kinds of prompt message, as the guard tells them apart. An assistant
 // message that calls tools is named by its first call's id, and so is the
 // tool message that answers it: two kinds, so the two names never meet.
-const SYSTEM = 0;
-const USER = 1;
-const ASSISTANT = 2;
-const CALLS = 3;
-const RESULTS = 4;
+const { SYSTEM, USER, ASSISTANT, CALLS, RESULTS } = MESSAGE_KINDS;
 const KINDS = { system: SYSTEM, user: USER, assistant: ASSISTANT, tool: RESULTS };
 
 /** Reads the AI SDK's prompt messages (`LanguageModelV3Prompt` and V4) for the guard. */
@@ -156,24 +152,12 @@ function createGuard(options) {
     },
   };
 
-  return {
+  return withRunMembers(guard, {
     middleware,
     // The guard is a middleware itself too, so `middleware: guard` (an easy
     // slip for `guard.middleware`) guards rather than silently passing through.
     ...middleware,
-    /** The run's findings so far, one per identity, in filing order (a copy). */
-    get findings() {
-      return guard.findings.slice();
-    },
-    /** The run's ledger: one row per check. */
-    get ledger() {
-      return guard.ledger;
-    },
-    /** Ends the run: the next model call starts a new one, with a new ledger. */
-    newRun() {
-      guard.startRun();
-    },
-  };
+  });
 }
 
 exports.createGuard = createGuard;

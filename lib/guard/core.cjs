@@ -381,5 +381,37 @@ class Guard {
   }
 }
 
+/**
+ * The kinds of message most frameworks have, for an adapter's `kindOf`: an
+ * assistant message that calls tools is its own kind (named by its first
+ * call's id), and so is the tool message that answers it (named by the id
+ * of the call it answers), so the two names never meet. The guard itself
+ * reads kinds as opaque numbers; an adapter may use others.
+ */
+const MESSAGE_KINDS = Object.freeze({ SYSTEM: 0, USER: 1, ASSISTANT: 2, CALLS: 3, RESULTS: 4 });
+
+/**
+ * Gives an adapter's guard object the members every guard has: `findings`
+ * (the run's, one per identity, in filing order, a copy), `ledger` (the
+ * run's, one row per check) and `newRun()` (the next model call starts a
+ * new run, with a new ledger; then `afterNewRun`, for an adapter's own
+ * per-run state). Returns `object`.
+ */
+function withRunMembers(guard, object, afterNewRun) {
+  return Object.defineProperties(object, {
+    findings: { get: () => guard.findings.slice(), enumerable: true },
+    ledger: { get: () => guard.ledger, enumerable: true },
+    newRun: {
+      value: function newRun() {
+        guard.startRun();
+        if (afterNewRun !== undefined) afterNewRun();
+      },
+      enumerable: true,
+    },
+  });
+}
+
 exports.Guard = Guard;
+exports.MESSAGE_KINDS = MESSAGE_KINDS;
+exports.withRunMembers = withRunMembers;
 exports.defaultReading = defaultReading;

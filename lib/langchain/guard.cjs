@@ -17,7 +17,7 @@
 const { createMiddleware } = require('langchain');
 const { Runnable } = require('@langchain/core/runnables');
 const { toJsonSchema } = require('@langchain/core/utils/json_schema');
-const { Guard } = require('../guard/core.cjs');
+const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
 const { valueOfText } = require('../guard/text.cjs');
 const { filterTools } = require('../ai-sdk/tools.cjs');
 const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
@@ -50,11 +50,7 @@ function valueOf(content) {
 // calls tools is named by its first call's id, a tool message by the id of
 // the call it answers; any other by its id (LangGraph gives every message in
 // the agent's state one), or its text.
-const SYSTEM = 0;
-const USER = 1;
-const ASSISTANT = 2;
-const CALLS = 3;
-const RESULTS = 4;
+const { SYSTEM, USER, ASSISTANT, CALLS, RESULTS } = MESSAGE_KINDS;
 const KINDS = { system: SYSTEM, human: USER, ai: ASSISTANT, tool: RESULTS };
 
 /** Reads the request's messages (`BaseMessage`s) for the guard. */
@@ -202,26 +198,13 @@ function createGuard(options) {
     yield* close();
   }
 
-  return {
+  return withRunMembers(guard, {
     middleware,
     // The guard is the middleware itself too, so `middleware: [guard]`
     // guards as `middleware: [guard.middleware]` does.
     ...middleware,
     messages,
-    /** The run's findings so far, one per identity, in filing order (a copy). */
-    get findings() {
-      return guard.findings.slice();
-    },
-    /** The run's ledger: one row per check. */
-    get ledger() {
-      return guard.ledger;
-    },
-    /** Ends the run: the next model call starts a new one, with a new ledger. */
-    newRun() {
-      guard.startRun();
-      told.clear();
-    },
-  };
+  }, () => told.clear());
 }
 
 exports.createGuard = createGuard;

@@ -8,7 +8,7 @@
 // seam): the streamed `output_text_delta` events and the response's message
 // text alike, so the reader, the final output and the history agree.
 
-const { Guard } = require('../guard/core.cjs');
+const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
 const { valueOfText } = require('../guard/text.cjs');
 const { filterTools } = require('../ai-sdk/tools.cjs');
 const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
@@ -36,11 +36,7 @@ function valueOf(output) {
 // so the assistant's items in a row are read as one turn, as the AI SDK's
 // prompt holds them: named by its first call's id, or by its first
 // message's id or text. A call's result is named by the call's id.
-const SYSTEM = 0;
-const USER = 1;
-const TURN = 2;
-const CALLS = 3;
-const RESULT = 4;
+const { SYSTEM, USER, ASSISTANT: TURN, CALLS, RESULTS: RESULT } = MESSAGE_KINDS;
 const OTHER = 5;
 
 const isCall = (item) => item.type === 'function_call';
@@ -241,22 +237,10 @@ function createGuard(options) {
     return { getModel: async (name) => model(await base.getModel(name)) };
   }
 
-  return {
+  return withRunMembers(guard, {
     model,
     modelProvider,
-    /** The run's findings so far, one per identity, in filing order (a copy). */
-    get findings() {
-      return guard.findings.slice();
-    },
-    /** The run's ledger: one row per check. */
-    get ledger() {
-      return guard.ledger;
-    },
-    /** Ends the run: the next model call starts a new one, with a new ledger. */
-    newRun() {
-      guard.startRun();
-    },
-  };
+  });
 }
 
 exports.createGuard = createGuard;
