@@ -191,14 +191,6 @@ export declare function beginIntegrityRun(options?: IntegrityRunOptions): Dispos
 export type SpecialTokens = ReadonlyArray<ScaffoldSpan | ScaffoldToken | ScaffoldRegex | ScaffoldJson | ScaffoldJsonCall>
 
 /**
- * Which binding artifact the generated loader actually loaded: `'native'` for
- * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
- * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
- * can point the loader at a WASI artifact this package does not build itself.
- */
-export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
-
-/**
  * One run's messages, each pushed once as it enters the history, and which
  * of them the window still holds. Its three checks answer exactly what the
  * stateless functions answer for the in-window messages, without reading

@@ -4,6 +4,12 @@
 // lexer must see them), and the binding itself exports nothing its typings
 // do not declare but the functions the JavaScript ScaffoldingFilter is
 // built on, which the package does not export.
+//
+// One exception, loader metadata: the generated loader (index.js) stamps
+// `__napiBindingTarget` on the binding. napi-rs also declares it in
+// index.d.ts; scripts/finish-binding.mjs takes that declaration out after
+// every build, so the public typings carry no loader internals. The entry
+// (lib/index.cjs) still passes the value on at run time, undeclared.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -18,6 +24,8 @@ import {
 } from 'seamguard';
 
 const require = createRequire(import.meta.url);
+/** What the generated loader stamps on the binding: which artifact it loaded. */
+const LOADER_METADATA = '__napiBindingTarget';
 const generatedNames = [...readFileSync(new URL('../index.js', import.meta.url), 'utf8').matchAll(/^module\.exports\.(\w+) =/gm)]
   .map((match) => match[1]);
 
@@ -29,6 +37,11 @@ test('the ESM named exports are the declared values and the generated binding\'s
   // Node 23 and later also name the whole CommonJS exports 'module.exports'.
   const named = Object.keys(esm).filter((name) => name !== 'default' && name !== 'module.exports').sort();
   assert.deepEqual(named, [...new Set([...generatedNames, ...declaredValues])].sort());
+  // The loader's metadata is the one export the typings do not declare at
+  // all (a string enum is declared as a type of its strings).
+  const declaredNames = [...readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
+    .matchAll(/^export (?:declare )?(?:const|function|class|type) (\w+)/gm)].map((match) => match[1]);
+  assert.deepEqual(named.filter((name) => !declaredNames.includes(name)), [LOADER_METADATA]);
   // The JavaScript parts are few, and each is declared in the header.
   const jsOnly = declaredValues.filter((name) => !generatedNames.includes(name)).sort();
   assert.deepEqual(jsOnly, ['CheckerDeadError', 'ProducedCorpus', 'ScaffoldingFilter', 'beginIntegrityRun', 'contextErrorIdentity',
@@ -41,12 +54,13 @@ test('the loader exports nothing the typings do not declare, and no memory Rust 
   // shape), and the loader also carries its values under the same name.
   const declared = new Set([...typings.matchAll(/^export (?:declare )?(?:const|function|class|type) (\w+)/gm)].map((match) => match[1]));
   const loader = require('../index.js');
-  // The one undeclared export: the functions lib/scaffolding-filter.cjs
+  // The undeclared exports: the functions lib/scaffolding-filter.cjs
   // builds ScaffoldingFilter on, which neither the typings nor the package
-  // entry show.
+  // entry show, and the loader's metadata, which the typings do not show.
   const INTERNAL = '__scaffoldingFilter';
-  assert.deepEqual(Object.keys(loader).filter((name) => !declared.has(name)), [INTERNAL]);
+  assert.deepEqual(Object.keys(loader).filter((name) => !declared.has(name)).sort(), [LOADER_METADATA, INTERNAL].sort());
   assert.ok(!typings.includes(INTERNAL));
+  assert.ok(!typings.includes(LOADER_METADATA));
   assert.ok(!(INTERNAL in require('seamguard')) && !(INTERNAL in esm));
   assert.deepEqual(Object.keys(loader[INTERNAL]).sort(), ['close', 'feed', 'finish', 'idle', 'open', 'openStreams', 'settings',
     'strip', 'strippedChars', 'strippedSpans']);

@@ -81,7 +81,14 @@ function dispositionLedger() {
       registered.push(row);
     },
 
-    /** Counts one encounter. A word that is not a known pass, fail or not-applicable counts as unreachable. */
+    /**
+     * Counts one encounter. A word that is not a known pass, fail or
+     * not-applicable counts as unreachable, a misspelling included, and no
+     * error is thrown: agentfootprint's own ledger does the same
+     * (src/integrity/disposition/ledger.ts, `note`: its final `else` counts
+     * any other word as unreachable), and this one keeps parity with it. A
+     * misspelled word still shows, as an unreachable count in `report()`.
+     */
     note(check, seam, disposition, at) {
       const row = rowOf(check, seam);
       switch (disposition) {
@@ -104,7 +111,7 @@ function dispositionLedger() {
       }
     },
 
-    /** Counts one dev-posture canary event: `'minted'`, or anything else as caught. */
+    /** Counts one dev-posture canary event: `'minted'`, or anything else as caught (agentfootprint's rule too). */
     noteSynthetic(check, seam, event) {
       const row = rowOf(check, seam);
       if (event === 'minted') row.minted += 1;

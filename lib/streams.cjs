@@ -49,7 +49,21 @@ async function* stripped(source, filter) {
   }
 }
 
+/** What a value is, for an error message: its type, or null. */
+function describe(value) {
+  return value === null ? 'null' : typeof value;
+}
+
 function stripScaffolding(source, options) {
+  // Checked here, at the call: a generator's body runs only when it is
+  // first iterated, which would put the error far from its cause.
+  if (
+    source === null ||
+    source === undefined ||
+    (typeof source[Symbol.asyncIterator] !== 'function' && typeof source[Symbol.iterator] !== 'function')
+  ) {
+    throw new TypeError(`stripScaffolding: source must be an async iterable or an iterable of strings (got ${describe(source)})`);
+  }
   const filter = new ScaffoldingFilter(options);
   return withFilter(stripped(source, filter), filter);
 }

@@ -46,6 +46,8 @@ export declare function scaffoldingTransform(
  * @param source any async (or sync) iterable of strings, a `ReadableStream`
  *   of strings included.
  * @param options passed unchanged to `new ScaffoldingFilter(options)`.
+ * @throws {TypeError} at the call, naming `source`, when `source` is not
+ *   iterable; the filter's own errors for bad options.
  */
 export declare function stripScaffolding(
   source: AsyncIterable<string> | Iterable<string>,

@@ -9,8 +9,14 @@
 // 3. the type tests: the package's own typings under `strict`, a consumer
 //    of `seamguard/ai-sdk` against `ai` 6 and `ai` 7, and consumers of
 //    `seamguard/langchain`, `seamguard/openai-agents` and `seamguard/mastra`
-//    against those frameworks' own types;
-// 4. the typings against the specification's surfaces.
+//    against those frameworks' own types; each project under TypeScript 5.9
+//    (`typescript`) and TypeScript 7 (`typescript-7`, the native compiler,
+//    whose `tsc` runs a Go binary from its platform package);
+// 4. the typings against the specification's surfaces;
+// 5. the package as a user gets it: the main and linux-x64-gnu tarballs
+//    installed with no Rust and no install scripts (pack-test.mjs). The
+//    build from source a platform with no prebuilt package falls back to is
+//    `npm run test:fallback` (fallback-test.mjs), apart for its minutes.
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,12 +45,21 @@ for (const runtime of RUNTIMES) {
   run(node, ['--test', ...nodeTests]);
 }
 
-step('type tests');
-const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
-for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json']) {
-  console.log(`tsc -p __test__/${project}`);
-  run(process.execPath, [tsc, '-p', join('__test__', project)]);
+for (const typescript of ['typescript', 'typescript-7']) {
+  const tsc = join(dirname(require.resolve(`${typescript}/package.json`)), 'bin', 'tsc');
+  const version = execFileSync(process.execPath, [tsc, '--version'], { cwd: root, encoding: 'utf8' }).trim();
+  step(`type tests, TypeScript ${version.replace(/^Version /, '')} (${typescript})`);
+  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json']) {
+    console.log(`tsc -p __test__/${project}`);
+    run(process.execPath, [tsc, '-p', join('__test__', project)]);
+  }
 }
 
 step('surfaces');
 run('bash', ['scripts/check-surface.sh', 'empty-lookup', 'filter', 'unsupported-argument', 'dangling-reference', 'ledger', 'run-corpus']);
+
+step('the packed package, installed as a user installs it');
+run(process.execPath, ['scripts/pack-test.mjs']);
+
+// The build from source at install (scripts/fallback-test.mjs, 1 to 2
+// minutes of cargo) runs on its own: `npm run test:fallback`.
