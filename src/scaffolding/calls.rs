@@ -134,6 +134,8 @@
 use std::cell::Cell;
 use std::collections::HashSet;
 
+use regex_automata::util::prefilter::Prefilter;
+use regex_automata::{MatchKind, Span};
 use serde_json::{Map, Value};
 
 use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
@@ -182,7 +184,7 @@ pub struct Tools {
     /// places where a bare head can begin a leak mid-line. Built once per
     /// tool list; a multi-literal search, so prose is skipped at memory
     /// speed instead of word by word.
-    leads: regex::bytes::Regex,
+    leads: Prefilter,
 }
 
 /// The longest tool name accepted, in code units.
@@ -216,16 +218,15 @@ impl Tools {
             }
         }
         let longest = tools.iter().map(|tool| tool.name.len()).max().unwrap_or(0);
-        let literals: Vec<String> = tools
+        // Narrowed as the text is (see `narrow_into`): a byte a unit.
+        let literals: Vec<Vec<u8>> = tools
             .iter()
             .map(|tool| &tool.name[..])
-            .chain(LEAD_PREFIXES.iter().map(|prefix| &prefix[..]))
-            .map(|units| units.iter().map(|&unit| format!("\\x{:02x}", if unit < 0x80 { unit } else { 0x80 })).collect())
+            .chain(LEAD_PREFIXES.iter().copied())
+            .map(|units| units.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }).collect())
             .collect();
-        let leads = regex::bytes::RegexBuilder::new(&format!("(?-u:{})", literals.join("|")))
-            .size_limit(1 << 24)
-            .build()
-            .map_err(|error| ToolsError { tool: 0, reason: format!("the tool list cannot be searched: {error}") })?;
+        let leads = Prefilter::new(MatchKind::All, &literals)
+            .ok_or_else(|| ToolsError { tool: 0, reason: "the tool list cannot be searched".to_owned() })?;
         Ok(Tools { tools, first, longest, leads })
     }
 
@@ -2457,7 +2458,7 @@ const LEAD_PREFIXES: [&[u16]; 3] = [
 /// [`narrow_into`]), or `narrow.len()`. A match is only a place to look: the
 /// caller checks the units themselves.
 fn next_lead(tools: &Tools, narrow: &[u8], from: usize) -> usize {
-    tools.leads.find_at(narrow, from).map_or(narrow.len(), |found| found.start())
+    tools.leads.find(narrow, Span::from(from..narrow.len())).map_or(narrow.len(), |found| found.start)
 }
 
 /// `text` as one byte per unit: ASCII as itself, anything else as 0x80.
