@@ -644,7 +644,7 @@ describe('texts that mention the tools without calling them pass unchanged', () 
   }
 });
 
-describe('time stays linear, and the output the same in every chunking, on texts built against it', () => {
+describe('the output the same in every chunking, and nothing lost, on texts built against the reader (their cost: benchmark rows)', () => {
   // Each makes many tries read far and fail: elements that never close,
   // wrappers with no call, JSON that never ends, fences, inline code.
   const SHAPES = {
@@ -659,30 +659,24 @@ describe('time stays linear, and the output the same in every chunking, on texts
     'arrow heads that never close': (n) => '[TOOL_CALL]{tool => "get_weather", args => {'.repeat(n),
   };
   const tools = ['get_weather', 'search'];
-  const time = (text, chunk, openSpanAtEnd) => {
-    const start = process.hrtime.bigint();
+  const run = (text, chunk, openSpanAtEnd) => {
     const filter = new ScaffoldingFilter({ tools, openSpanAtEnd });
     let out = '';
     for (let at = 0; at < text.length; at += chunk) out += filter.feed(text.slice(at, at + chunk));
     out += filter.flush();
-    return { ms: Number(process.hrtime.bigint() - start) / 1e6, out, spans: filter.strippedSpans };
+    return { out, spans: filter.strippedSpans };
   };
+  // How their cost grows is a bench row (benchmark/bench.mjs, 'tool-aware
+  // shapes'): a test never asserts a time.
   for (const [name, make] of Object.entries(SHAPES)) {
     it(name, () => {
       for (const openSpanAtEnd of ['emit', 'drop']) {
-        const small = make(2000);
         const big = make(16_000);
-        const whole = time(big, big.length, openSpanAtEnd);
-        const cut = time(big, 7, openSpanAtEnd);
+        const whole = run(big, big.length, openSpanAtEnd);
+        const cut = run(big, 7, openSpanAtEnd);
         assert.equal(cut.out, whole.out, `${openSpanAtEnd}: the same output in chunks of 7`);
         assert.deepEqual(cut.spans, whole.spans, `${openSpanAtEnd}: the same strips in chunks of 7`);
         assert.equal(whole.out.length + whole.spans.join('').length, big.length, 'nothing lost');
-        // Eight times the text: far under the sixty-four times a quadratic
-        // reading would take (the best of three runs, against noise).
-        const best = (text) => Math.min(...[0, 1, 2].map(() => time(text, text.length, openSpanAtEnd).ms));
-        const ratio = best(big) / Math.max(best(small), 1);
-        assert.ok(ratio < 24, `${openSpanAtEnd}: ${big.length} units took ${ratio.toFixed(1)} times as long as ${small.length}`);
-        assert.ok(whole.ms < 4000, `${openSpanAtEnd}: ${big.length} units in ${whole.ms.toFixed(0)} ms`);
       }
     });
   }

@@ -128,6 +128,34 @@ const toolAwareRows = () => {
   ];
 };
 
+// Texts shaped to make tool-aware detection read far and fail (elements,
+// wrappers, calls and fences that never close): 8 times the text in at most
+// 16 times the time, the whole text in one feed.
+const TOOL_AWARE_SHAPES = {
+  'elements that never close': (n) => '<invoke name="get_weather"><city>'.repeat(n),
+  'names with no arguments': (n) => '<tool_call>get_weather '.repeat(n),
+  'call objects that never close': (n) => '{"name": "get_weather", "arguments": {"a": '.repeat(n),
+  'lists that never close': (n) => '[get_weather('.repeat(n),
+  'fences': (n) => '```\n'.repeat(n),
+};
+const toolAwareShapeRows = () => Object.entries(TOOL_AWARE_SHAPES).map(([shape, make]) => {
+  const options = { tools: ['get_weather', 'search'], openSpanAtEnd: 'drop' };
+  const whole = (text) => addon.ScaffoldingFilter.strip(text, options);
+  const small = make(2000);
+  const large = make(16_000);
+  return {
+    name: `filter: tool-aware shapes, ${shape}, 16 x ${small.length} against 1 x ${large.length} units (addon both sides)`,
+    target: 1,
+    baseline: () => {
+      let out;
+      for (let i = 0; i < 16; i++) out = whole(small);
+      return out;
+    },
+    addon: () => whole(large),
+    same: (a, b) => a === whole(small) && b === whole(large),
+  };
+});
+
 const ANGLES = Array.from({ length: 25 * 1024 }, (_, i) => `ab${'cdefgh'[i % 6]}<`).join('');
 
 const filterWorkloads = [
@@ -358,7 +386,7 @@ function measure({ name, baseline: base, addon: ours, same }) {
 
 // The growth rows go last, so that their 800 KB inputs do not change the
 // heap the other rows run in.
-const workloads = [...filterWorkloads, ...toolAwareRows(), ...emptyLookupWorkloads, runWorkload, ...choiceWorkloads, ...growthRows()]
+const workloads = [...filterWorkloads, ...toolAwareRows(), ...toolAwareShapeRows(), ...emptyLookupWorkloads, runWorkload, ...choiceWorkloads, ...growthRows()]
   .filter((w) => only.length === 0 || only.some((word) => w.name.includes(word)));
 
 const ms = (value) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
