@@ -2232,6 +2232,25 @@ impl CallStage {
         self.waiting = 0;
     }
 
+    /// Steps the scan of a code block or a JSON value the reading is inside:
+    /// `None` when it is inside neither, else whether the scan took `unit`
+    /// (the scan ends either way when it is over).
+    fn scan_inside(&mut self, unit: u16) -> Option<bool> {
+        if let Some(code) = &mut self.code {
+            let step = code.step(unit);
+            if step != CodeStep::Inside {
+                self.code = None;
+            }
+            return Some(step != CodeStep::NoFence);
+        }
+        let scan = self.inside_json.as_mut()?;
+        let step = scan.step(unit);
+        if step != Step::More {
+            self.inside_json = None;
+        }
+        Some(step != Step::Invalid)
+    }
+
     /// Reads the held text as far as it decides; `complete`: nothing more
     /// will come.
     fn run(
@@ -2263,34 +2282,15 @@ impl CallStage {
         let mut lead = 0;
         while at < text.len() {
             let unit = text[at];
-            if let Some(code) = &mut self.code {
-                match code.step(unit) {
-                    CodeStep::Inside => {}
-                    CodeStep::Closed => self.code = None,
-                    // The unit that ended it is read afresh.
-                    CodeStep::NoFence => {
-                        self.code = None;
-                        continue;
-                    }
+            // Inside a code block, or a JSON value that is not a call, their
+            // own scans read the unit; the unit that ends one without being
+            // part of it is read afresh.
+            if let Some(taken) = self.scan_inside(unit) {
+                if taken {
+                    line = line.next(unit);
+                    credit = credit.saturating_add(CREDIT_PER_UNIT);
+                    at += 1;
                 }
-                line = line.next(unit);
-                credit = credit.saturating_add(CREDIT_PER_UNIT);
-                at += 1;
-                continue;
-            }
-            if let Some(scan) = &mut self.inside_json {
-                match scan.step(unit) {
-                    Step::More => {}
-                    Step::Done => self.inside_json = None,
-                    // The unit that ended it is read afresh.
-                    Step::Invalid => {
-                        self.inside_json = None;
-                        continue;
-                    }
-                }
-                line = line.next(unit);
-                credit = credit.saturating_add(CREDIT_PER_UNIT);
-                at += 1;
                 continue;
             }
             let before = if at == 0 { self.before } else { Some(text[at - 1]) };
