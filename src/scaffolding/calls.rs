@@ -140,6 +140,7 @@ use serde_json::{Map, Value};
 
 use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
 use super::json::{shows_tool_call, JsonScan, Step};
+use super::scan::find_any;
 
 /// One offered tool: its name, and its parameter names when known.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -2194,11 +2195,18 @@ impl CallStage {
         chunk: &[u16],
         out: &mut Vec<u16>,
     ) {
-        self.held.extend_from_slice(chunk);
-        // A candidate that ran out is read again once the text has grown by
-        // half: the re-reading sums to a constant factor of the text.
-        if self.waiting == 0 || self.held.len() >= self.waiting + (self.waiting / 2).max(1) {
-            self.run(tools, options, log, out, false);
+        if self.held.is_empty() {
+            // Nothing held: the chunk is read where it is, and only what
+            // stays undecided is copied.
+            let keep_from = self.run(tools, options, log, out, chunk, false);
+            self.held.extend_from_slice(&chunk[keep_from..]);
+        } else {
+            self.held.extend_from_slice(chunk);
+            // A candidate that ran out is read again once the text has grown
+            // by half: the re-reading sums to a constant factor of the text.
+            if self.waiting == 0 || self.held.len() >= self.waiting + (self.waiting / 2).max(1) {
+                self.run_held(tools, options, log, out, false);
+            }
         }
         if let Some(most) = options.max_held {
             if self.waiting > 0 && self.held.len() > most.get() {
@@ -2209,7 +2217,7 @@ impl CallStage {
 
     /// Ends the stream, and frees what the stage held.
     pub(crate) fn flush(&mut self, tools: &Tools, options: Options, log: &mut StripLog, out: &mut Vec<u16>) {
-        self.run(tools, options, log, out, true);
+        self.run_held(tools, options, log, out, true);
         *self = CallStage::default();
     }
 
@@ -2251,17 +2259,27 @@ impl CallStage {
         Some(step != Step::Invalid)
     }
 
-    /// Reads the held text as far as it decides; `complete`: nothing more
-    /// will come.
+    /// Reads the held text as far as it decides, and keeps the rest;
+    /// `complete`: nothing more will come.
+    fn run_held(&mut self, tools: &Tools, options: Options, log: &mut StripLog, out: &mut Vec<u16>, complete: bool) {
+        let mut held = std::mem::take(&mut self.held);
+        let keep_from = self.run(tools, options, log, out, &held, complete);
+        held.drain(..keep_from);
+        self.held = held;
+    }
+
+    /// Reads `text` (what the stage holds, then the new text) as far as it
+    /// decides, and returns where the undecided rest begins; `complete`:
+    /// nothing more will come.
     fn run(
         &mut self,
         tools: &Tools,
         options: Options,
         log: &mut StripLog,
         out: &mut Vec<u16>,
+        text: &[u16],
         complete: bool,
-    ) {
-        let text = std::mem::take(&mut self.held);
+    ) -> usize {
         self.waiting = 0;
         let mut emitted = 0;
         let mut at = 0;
@@ -2279,7 +2297,7 @@ impl CallStage {
         // searched in the text narrowed to a byte a unit.
         let mut narrow = std::mem::take(&mut self.narrow);
         narrow_into(&text, &mut narrow);
-        let mut lead = 0;
+        let mut ahead = Ahead::default();
         while at < text.len() {
             let unit = text[at];
             // Inside a code block, or a JSON value that is not a call, their
@@ -2297,7 +2315,7 @@ impl CallStage {
             if !line.blank && at < tail_from {
                 // Plain prose: skipped in one go, as the unit-by-unit path
                 // below would pass it (nothing tried, the line unchanged).
-                let plain = plain_run(tools, &text, &narrow, at, tail_from, before, &mut lead);
+                let plain = plain_run(tools, text, &narrow, at, tail_from, before, &mut ahead);
                 if plain > 0 {
                     credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul(plain as i64));
                     at += plain;
@@ -2382,9 +2400,7 @@ impl CallStage {
         self.credit = credit;
         self.marks = marks;
         self.narrow = narrow;
-        let mut text = text;
-        text.drain(..keep_from);
-        self.held = text;
+        keep_from
     }
 }
 
@@ -2471,23 +2487,9 @@ fn narrow_into(text: &[u16], narrow: &mut Vec<u8>) {
 
 /// Where, from `from`, the next unit is that stops a plain run (see
 /// [`plain_run`]): `<`, `[`, `{`, a backtick or a line break; or `end`.
-/// Compares a block of units at a time, which the compiler vectorises.
 fn next_stop(text: &[u16], from: usize, end: usize) -> usize {
-    // Blocks of 8: one SIMD compare each, and at most 8 units read one by
-    // one where a stop is (stops come every line or so).
-    const BLOCK: usize = 8;
-    let stops = [b'<' as u16, b'[' as u16, b'{' as u16, b'`' as u16, b'\n' as u16];
-    let is_stop = |unit: u16| stops.iter().fold(false, |hit, &stop| hit | (unit == stop));
-    let region = &text[from..end];
-    let mut offset = 0;
-    let mut blocks = region.chunks_exact(BLOCK);
-    for block in &mut blocks {
-        if block.iter().fold(false, |hit, &unit| hit | is_stop(unit)) {
-            break;
-        }
-        offset += BLOCK;
-    }
-    from + region[offset..].iter().position(|&unit| is_stop(unit)).map_or(region.len(), |at| offset + at)
+    const STOPS: [u16; 5] = [b'<' as u16, b'[' as u16, b'{' as u16, b'`' as u16, b'\n' as u16];
+    find_any(&text[from..end], STOPS).map_or(end, |at| from + at)
 }
 
 /// How far from `at` the text is plain, for a line that is not blank and
@@ -2501,18 +2503,18 @@ fn plain_run(
     at: usize,
     end: usize,
     before: Option<u16>,
-    lead: &mut usize,
+    ahead: &mut Ahead,
 ) -> usize {
-    let stop = next_stop(text, at, end);
+    let stop = match ahead.stop {
+        Some(stop) if stop >= at => stop,
+        _ => *ahead.stop.insert(next_stop(text, at, end)),
+    };
     let mut from = at;
     loop {
-        // `lead` is the next lead at or after some earlier place: searched
-        // again only once the reading has passed it, so each byte of the
-        // text is searched about once.
-        if *lead < from {
-            *lead = next_lead(tools, narrow, from);
+        if ahead.lead < from {
+            ahead.lead = next_lead(tools, narrow, from);
         }
-        let candidate = *lead;
+        let candidate = ahead.lead;
         if candidate >= stop {
             return stop - at;
         }
@@ -2522,6 +2524,17 @@ fn plain_run(
         }
         from = candidate + 1;
     }
+}
+
+/// What [`plain_run`] found ahead of the reading in one read of a text:
+/// the next lead and the next stop at or after some earlier place. Each is
+/// searched again only once the reading has passed it, so each unit of the
+/// text is searched about once, however often the reading stops.
+#[derive(Default)]
+struct Ahead {
+    lead: usize,
+    /// (`None` until the first search.)
+    stop: Option<usize>,
 }
 
 /// Where the longest tail of `text[from..]` that could still begin a leak

@@ -52,6 +52,7 @@ mod json;
 mod one_pass;
 pub mod presets;
 mod regex;
+mod scan;
 pub mod registry;
 mod threads;
 

@@ -28,6 +28,7 @@ use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use super::regex::RegexSource;
+use super::scan::find_any;
 use super::threads::General;
 
 /// The opening literal of the default span.
@@ -516,7 +517,7 @@ impl LastUnits {
     #[inline]
     fn find(&self, text: &[u16]) -> Option<usize> {
         match self {
-            LastUnits::One(unit) => find_unit(text, *unit),
+            LastUnits::One(unit) => find_any(text, [*unit]),
             LastUnits::Many { ascii, others } => {
                 text.iter().position(
                     |&unit| {
@@ -530,20 +531,4 @@ impl LastUnits {
             }
         }
     }
-}
-
-/// Position of the first `unit` in `text`. Compares a block of units at a
-/// time so that the compiler can vectorise the scan of long runs of prose.
-#[inline]
-fn find_unit(text: &[u16], unit: u16) -> Option<usize> {
-    const BLOCK: usize = 32;
-    let mut blocks = text.chunks_exact(BLOCK);
-    let mut offset = 0;
-    for block in &mut blocks {
-        if block.iter().fold(false, |hit, &u| hit | (u == unit)) {
-            return block.iter().position(|&u| u == unit).map(|at| offset + at);
-        }
-        offset += BLOCK;
-    }
-    blocks.remainder().iter().position(|&u| u == unit).map(|at| offset + at)
 }

@@ -29,6 +29,7 @@ use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
 use super::json::{self, JsonScan};
 use super::regex::{self as re, context_of, Dfa, CONTEXTS};
 use super::registry::{Part, Pattern, RegistryError};
+use super::scan::find_any;
 
 /// A part of a pattern, compiled.
 #[derive(Debug)]
@@ -71,8 +72,9 @@ pub(crate) struct General {
     begins_somewhere: Box<[u64; 1024]>,
     /// The same set as a short list, when it has at most [`FEW`] units
     /// (every family's special tokens begin with `<`, `[` or `]`): then the
-    /// scan compares blocks of units, which the compiler vectorises.
-    few_begins: Option<Vec<u16>>,
+    /// scan compares eight units at a time (`scan::find_any`). A shorter
+    /// list repeats its first unit.
+    few_begins: Option<[u16; FEW]>,
 }
 
 /// The most units [`General::few_begins`] lists.
@@ -157,22 +159,6 @@ impl Matcher {
     fn needs_context(&self) -> bool {
         matches!(self, Matcher::Dfa(dfa) if dfa.needs_context())
     }
-}
-
-/// Where the first of `units` is in `text`. Compares a block of units at a
-/// time, so that the compiler can vectorise the scan of long runs of prose.
-fn find_any(text: &[u16], units: &[u16]) -> Option<usize> {
-    const BLOCK: usize = 32;
-    let is_one = |unit: u16| units.iter().fold(false, |hit, &one| hit | (unit == one));
-    let mut offset = 0;
-    let mut blocks = text.chunks_exact(BLOCK);
-    for block in &mut blocks {
-        if block.iter().fold(false, |hit, &unit| hit | is_one(unit)) {
-            return block.iter().position(|&unit| is_one(unit)).map(|at| offset + at);
-        }
-        offset += BLOCK;
-    }
-    blocks.remainder().iter().position(|&unit| is_one(unit)).map(|at| offset + at)
 }
 
 /// How far [`General::could_begin`] runs a regular expression ahead.
@@ -295,7 +281,13 @@ impl General {
             .filter(|&unit| begins_somewhere[usize::from(unit) / 64] >> (unit % 64) & 1 == 1)
             .take(FEW + 1)
             .collect();
-        let few_begins = (listed.len() <= FEW).then_some(listed);
+        let few_begins = match listed[..] {
+            [] => None,
+            [first, ..] if listed.len() <= FEW => {
+                Some(std::array::from_fn(|index| listed.get(index).copied().unwrap_or(first)))
+            }
+            _ => None,
+        };
         Ok(General {
             patterns: compiled,
             begins,
@@ -337,10 +329,9 @@ impl General {
         };
         openers.iter().any(|&pattern| match &self.patterns[pattern] {
             Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } => match start {
-                Matcher::Literal(units) => {
-                    let shown = units.len().min(rest.len());
-                    units[..shown] == rest[..shown]
-                }
+                // (Unit by unit: most literals differ from prose at their
+                // second unit, sooner than a slice compare is set up.)
+                Matcher::Literal(units) => units.iter().zip(rest).all(|(unit, shown)| unit == shown),
                 Matcher::Dfa(dfa) => dfa_could_begin(dfa, rest, previous),
             },
             Compiled::JsonCall { .. } => true,
@@ -621,7 +612,7 @@ impl Threads {
         let mut offset = 0;
         loop {
             let found = match &general.few_begins {
-                Some(units) => find_any(&rest[offset..], units),
+                Some(units) => find_any(&rest[offset..], *units),
                 None => rest[offset..].iter().position(|&unit| general.begins_somewhere(unit)),
             };
             match found {
