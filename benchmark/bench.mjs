@@ -276,7 +276,7 @@ function runAddon() {
     corpus.push({ toolName, text });
     return corpus.emptyLookupOf(runCalls[i], i);
   });
-  // The run is over: its owner clears the corpus, as the README asks.
+  // The run is over: its owner clears the corpus, as docs/checks.md asks.
   if (typeof corpus.clear === 'function') corpus.clear();
   return encounters;
 }

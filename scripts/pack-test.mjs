@@ -99,11 +99,12 @@ try {
 
   // What each tarball holds.
   assert.deepEqual(platform.files, ['LICENSE', 'README.md', 'package.json', binaryName].sort());
-  for (const required of ['LICENSE', 'README.md', 'package.json', 'index.js', 'index.d.ts', 'lib/index.cjs', 'lib/ai-sdk.cjs', 'lib/ai-sdk.d.ts',
+  // The README links its reference pages, so they travel with it.
+  for (const required of ['LICENSE', 'README.md', 'docs/scaffolding-filter.md', 'package.json', 'index.js', 'index.d.ts', 'lib/index.cjs', 'lib/ai-sdk.cjs', 'lib/ai-sdk.d.ts',
     'scripts/build-native.mjs', 'scripts/finish-binding.mjs', 'Cargo.toml', 'Cargo.lock', 'build.rs', 'src/lib.rs']) {
     assert.ok(main.files.includes(required), `the main tarball lacks ${required}`);
   }
-  const allowed = /^(LICENSE|README\.md|package\.json|index\.js|index\.d\.ts|Cargo\.toml|Cargo\.lock|build\.rs|scripts\/(build-native|finish-binding)\.mjs|lib\/.+\.(cjs|d\.ts)|src\/.+\.rs)$/;
+  const allowed = /^(LICENSE|README\.md|docs\/[a-z-]+\.md|package\.json|index\.js|index\.d\.ts|Cargo\.toml|Cargo\.lock|build\.rs|scripts\/(build-native|finish-binding)\.mjs|lib\/.+\.(cjs|d\.ts)|src\/.+\.rs)$/;
   const strays = main.files.filter((file) => !allowed.test(file) || /(^|\/)tests\.rs$/.test(file));
   assert.deepEqual(strays, [], 'files the main tarball should not carry');
   for (const exported of Object.values(pkg.exports)) {

@@ -33,7 +33,7 @@ use ground::{first_holders, is_declared_ground, Grounding, Grounds, Needle, Quot
 use walk::{walk_string_leaves, ArgsTree};
 
 /// The check's ceiling, with one owner: every finding's message quotes it
-/// verbatim, and the README does too.
+/// verbatim, and `docs/checks.md` does too.
 pub const EMPTY_LOOKUP_CEILING: &str = "An empty answer can be perfectly true: the thing looked up may exist and \
 simply have nothing to show at this moment. So this finding is a place to look, never a verdict that anything \
 is wrong.";

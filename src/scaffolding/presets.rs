@@ -521,7 +521,8 @@ pub const JSON_CALL: Preset = Preset {
     ],
 };
 
-/// Every preset, in the order of the README's table (and of `SCAFFOLD_PRESETS`).
+/// Every preset, in the order of the table in `docs/scaffolding-filter.md`
+/// (and of `SCAFFOLD_PRESETS`).
 pub const PRESETS: [Preset; 16] = [
     LFM2,
     HERMES,
