@@ -134,8 +134,8 @@
 use std::cell::Cell;
 use std::collections::HashSet;
 
-use regex_automata::util::prefilter::Prefilter;
-use regex_automata::{MatchKind, Span};
+use aho_corasick::packed::{self, Searcher};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 use serde_json::{Map, Value};
 
 use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
@@ -185,7 +185,45 @@ pub struct Tools {
     /// places where a bare head can begin a leak mid-line. Built once per
     /// tool list; a multi-literal search, so prose is skipped at memory
     /// speed instead of word by word.
-    leads: Prefilter,
+    leads: Leads,
+}
+
+/// The search for leads: packed (Teddy, built in a few microseconds) where
+/// it can be, which is up to 128 literals on x86-64 and AArch64; else an
+/// automaton (for a longer tool list, or another processor).
+#[derive(Clone, Debug)]
+enum Leads {
+    Packed(Searcher),
+    Automaton(AhoCorasick),
+}
+
+impl Leads {
+    fn new(literals: &[Vec<u8>]) -> Option<Leads> {
+        let packed = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostFirst)
+            .heuristic_pattern_limits(false)
+            .builder()
+            .extend(literals)
+            .build();
+        match packed {
+            Some(searcher) => Some(Leads::Packed(searcher)),
+            None => AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .kind(Some(AhoCorasickKind::DFA))
+                .build(literals)
+                .ok()
+                .map(Leads::Automaton),
+        }
+    }
+
+    /// Where the first literal at or after `from` begins.
+    fn find(&self, narrow: &[u8], from: usize) -> Option<usize> {
+        match self {
+            Leads::Packed(searcher) => searcher.find_in(narrow, aho_corasick::Span::from(from..narrow.len())),
+            Leads::Automaton(automaton) => automaton.find(Input::new(narrow).range(from..)),
+        }
+        .map(|found| found.start())
+    }
 }
 
 /// The longest tool name accepted, in code units.
@@ -226,7 +264,7 @@ impl Tools {
             .chain(LEAD_PREFIXES.iter().copied())
             .map(|units| units.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }).collect())
             .collect();
-        let leads = Prefilter::new(MatchKind::All, &literals)
+        let leads = Leads::new(&literals)
             .ok_or_else(|| ToolsError { tool: 0, reason: "the tool list cannot be searched".to_owned() })?;
         Ok(Tools { tools, first, longest, leads })
     }
@@ -2314,11 +2352,15 @@ impl CallStage {
             let before = if at == 0 { self.before } else { Some(text[at - 1]) };
             if !line.blank && at < tail_from {
                 // Plain prose: skipped in one go, as the unit-by-unit path
-                // below would pass it (nothing tried, the line unchanged).
-                let plain = plain_run(tools, text, &narrow, at, tail_from, before, &mut ahead);
+                // below would pass it (nothing tried, the line unchanged or,
+                // past a line break, begun with prose).
+                let (plain, crossed) = plain_run(tools, text, &narrow, at, tail_from, before, &mut ahead);
                 if plain > 0 {
                     credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul(plain as i64));
                     at += plain;
+                    if crossed {
+                        line = Line { blank: false, quoted: false };
+                    }
                     continue;
                 }
             }
@@ -2407,7 +2449,12 @@ impl CallStage {
 /// Whether a leak could begin at `at`.
 fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
     match ascii(text[at]) {
-        Some(b'<' | b'[' | b'{') => true,
+        // What the reader takes at `<` is a special token (`<|`, `<｜`,
+        // `<word|>`) or a tag (`<name`, `</`); not the `<` of `x < y`.
+        Some(b'<') => text.get(at + 1).is_none_or(|&next| {
+            is_word(next) || next == FULL_BAR || matches!(ascii(next), Some(b'/' | b'|'))
+        }),
+        Some(b'[' | b'{') => true,
         Some(b'`') => blank,
         _ if before.is_some_and(is_word) => false,
         Some(b) if b.is_ascii_alphabetic() && blank => line_may_lead(tools, &text[at..]),
@@ -2474,7 +2521,7 @@ const LEAD_PREFIXES: [&[u16]; 3] = [
 /// [`narrow_into`]), or `narrow.len()`. A match is only a place to look: the
 /// caller checks the units themselves.
 fn next_lead(tools: &Tools, narrow: &[u8], from: usize) -> usize {
-    tools.leads.find(narrow, Span::from(from..narrow.len())).map_or(narrow.len(), |found| found.start)
+    tools.leads.find(narrow, from).unwrap_or(narrow.len())
 }
 
 /// `text` as one byte per unit: ASCII as itself, anything else as 0x80.
@@ -2494,8 +2541,11 @@ fn next_stop(text: &[u16], from: usize, end: usize) -> usize {
 
 /// How far from `at` the text is plain, for a line that is not blank and
 /// holds no open code span: no unit that may begin a leak (see
-/// [`may_begin`]), no line break or backtick (which change the line), no
-/// `{` or `[` (which start a JSON scan). Stops at `end`.
+/// [`may_begin`]), no backtick (which changes the line), no `{` or `[`
+/// (which start a JSON scan). Stops at `end`. A line break is passed when
+/// the next line's start begins nothing either (its blanks, then a unit
+/// that is no stop and cannot lead); then the second value is true, and
+/// the line at the end is neither blank nor quoted.
 fn plain_run(
     tools: &Tools,
     text: &[u16],
@@ -2504,25 +2554,51 @@ fn plain_run(
     end: usize,
     before: Option<u16>,
     ahead: &mut Ahead,
-) -> usize {
-    let stop = match ahead.stop {
-        Some(stop) if stop >= at => stop,
-        _ => *ahead.stop.insert(next_stop(text, at, end)),
-    };
+) -> (usize, bool) {
+    let mut crossed = false;
     let mut from = at;
     loop {
-        if ahead.lead < from {
-            ahead.lead = next_lead(tools, narrow, from);
+        let stop = match ahead.stop {
+            Some(stop) if stop >= from => stop,
+            _ => *ahead.stop.insert(next_stop(text, from, end)),
+        };
+        loop {
+            if ahead.lead < from {
+                ahead.lead = next_lead(tools, narrow, from);
+            }
+            let candidate = ahead.lead;
+            if candidate >= stop {
+                break;
+            }
+            let unit_before = if candidate == 0 { before } else { Some(text[candidate - 1]) };
+            if !unit_before.is_some_and(is_word) && word_may_lead(tools, &text[candidate..]) {
+                return (candidate - at, crossed);
+            }
+            from = candidate + 1;
         }
-        let candidate = ahead.lead;
-        if candidate >= stop {
-            return stop - at;
+        // The next line's start, read as the unit-by-unit path would read
+        // it on a blank line.
+        if stop >= end || text[stop] != u16::from(b'\n') {
+            return (stop - at, crossed);
         }
-        let unit_before = if candidate == 0 { before } else { Some(text[candidate - 1]) };
-        if !unit_before.is_some_and(is_word) && word_may_lead(tools, &text[candidate..]) {
-            return candidate - at;
+        let mut first = stop + 1;
+        while first < end && matches!(ascii(text[first]), Some(b' ' | b'\t')) {
+            if word_may_lead(tools, &text[first..]) {
+                return (stop - at, crossed);
+            }
+            first += 1;
         }
-        from = candidate + 1;
+        let begins = match text.get(first).and_then(|&unit| ascii(unit)) {
+            _ if first >= end => true,
+            Some(b'<' | b'[' | b'{' | b'`' | b'\n') => true,
+            Some(b) if b.is_ascii_alphabetic() => line_may_lead(tools, &text[first..]),
+            _ => word_may_lead(tools, &text[first..]),
+        };
+        if begins {
+            return (stop - at, crossed);
+        }
+        crossed = true;
+        from = first + 1;
     }
 }
 
@@ -2629,6 +2705,56 @@ mod tests {
                 let (out, spans) = run(&["get_weather", "get_time", "read_file"], &line, chunk);
                 assert_eq!(out, "Let me check.\n\nDone.", "{leak} on its line, in chunks of {chunk}");
                 assert_eq!(spans, vec![leak.to_owned()], "{leak} on its line, in chunks of {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn finds_names_in_a_long_tool_list_and_short_names() {
+        // 300 tools is past the packed search (128 literals): the automaton
+        // takes over, with the same leftmost answer.
+        let names: Vec<String> = (0..300).map(|i| format!("tool_{i:03}")).collect();
+        let long = Tools::new(names.iter().map(|name| Tool::named(name)).collect()).unwrap();
+        assert!(matches!(long.leads, Leads::Automaton(_)));
+        let short = Tools::new(["a", "get_weather"].iter().map(|name| Tool::named(name)).collect()).unwrap();
+        assert!(matches!(short.leads, Leads::Packed(_)));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        for (tools, name) in [(&names[..], "tool_299"), (&names[..], "tool_007"), (&["a", "get_weather"][..], "a")] {
+            let leak = format!("{name}[ARGS]{{\"city\": \"Paris\"}}");
+            let text = format!("Calling functions.{name} now.\nSo: {leak} Done.");
+            for chunk in [1, 3, 1000] {
+                let (out, spans) = run(tools, &text, chunk);
+                assert_eq!(spans, vec![leak.clone()], "{name} in chunks of {chunk}");
+                assert_eq!(out, format!("Calling functions.{name} now.\nSo:  Done."), "{name} in chunks of {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_start_is_read_the_same_skipped_or_unit_by_unit() {
+        // In chunks of one, nearly all of the text is a held tail, read unit
+        // by unit; in one chunk, prose and the line breaks between prose
+        // lines are skipped (`plain_run`). Both must strip the same.
+        let starts = [
+            "court\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>",
+            "  get_weather[ARGS]{\"city\": \"Paris\"}",
+            "\tfunctions.get_weather:0 {\"city\": \"Paris\"}",
+            "commentary to=functions.get_weather json{\"city\":\"Paris\"}",
+            "Lie:default_api:get_weather{city:\"Paris\"}",
+            "get_weather(city=\"Paris\")",
+            "\u{a0}get_weather[ARGS]{\"city\": \"Paris\"}",
+            "- a list item that names get_weather in prose",
+            "x < y, and z <= w",
+            "\r",
+            "```\nget_weather(city=\"Paris\")\n```",
+        ];
+        for start in starts {
+            for glue in ["\n", "\n\n", "\r\n", "\n  \n"] {
+                let text = format!("Some prose first, long enough to be skipped.{glue}{start}{glue}And prose after it.");
+                let whole = run(&["get_weather"], &text, 10_000);
+                for chunk in [1, 2, 7] {
+                    assert_eq!(run(&["get_weather"], &text, chunk), whole, "{text:?} in chunks of {chunk}");
+                }
             }
         }
     }
