@@ -312,7 +312,8 @@ pub(crate) fn utf8(code_point: u32, buffer: &mut [u8; 4]) -> &[u8] {
 pub(crate) const CONTEXTS: usize = 5;
 
 /// A byte of each context, in that order.
-const CONTEXT_BYTES: [Option<u8>; CONTEXTS] = [None, Some(b'\n'), Some(b'\r'), Some(b'a'), Some(b' ')];
+pub(crate) const CONTEXT_BYTES: [Option<u8>; CONTEXTS] =
+    [None, Some(b'\n'), Some(b'\r'), Some(b'a'), Some(b' ')];
 
 /// The starting context after `previous` (`None`: the start of the text).
 pub(crate) fn context_of(previous: Option<u16>) -> usize {

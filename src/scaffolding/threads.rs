@@ -27,7 +27,7 @@ use regex_automata::util::primitives::StateID;
 
 use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
 use super::json::{self, JsonScan};
-use super::regex::{self as re, context_of, Dfa, CONTEXTS};
+use super::regex::{self as re, context_of, Dfa, CONTEXTS, CONTEXT_BYTES};
 use super::registry::{Part, Pattern, RegistryError};
 use super::scan::find_any;
 
@@ -75,6 +75,123 @@ pub(crate) struct General {
     /// scan compares eight units at a time (`scan::find_any`). A shorter
     /// list repeats its first unit.
     few_begins: Option<[u16; FEW]>,
+    /// Per ASCII unit that may begin a match, what may follow it (see
+    /// [`Follows`]); `None` for other units, or with a JSON call.
+    follows: Vec<Option<Box<Follows>>>,
+}
+
+/// The second and third units a match may have after its first, in some
+/// context or other: a quick no for `could_begin`, which tries each
+/// pattern in turn. The `<` of `x < y` begins no special token, but a
+/// DeepSeek marker may put a space after its `<`: only the third unit
+/// tells them apart.
+#[derive(Debug)]
+struct Follows {
+    seconds: Units,
+    /// Per ASCII second unit, the third units.
+    thirds: Box<[Units; 128]>,
+}
+
+/// A set of units: the ASCII ones exactly, any other as one.
+#[derive(Clone, Copy, Debug, Default)]
+struct Units {
+    ascii: u128,
+    other: bool,
+}
+
+impl Units {
+    const ALL: Units = Units { ascii: u128::MAX, other: true };
+
+    fn add(&mut self, unit: u16) {
+        match u8::try_from(unit) {
+            Ok(byte) if byte < 128 => self.ascii |= 1 << byte,
+            _ => self.other = true,
+        }
+    }
+
+    fn has(self, unit: u16) -> bool {
+        match u8::try_from(unit) {
+            Ok(byte) if byte < 128 => self.ascii >> byte & 1 == 1,
+            _ => self.other,
+        }
+    }
+}
+
+impl Follows {
+    fn new() -> Follows {
+        Follows { seconds: Units::default(), thirds: Box::new([Units::default(); 128]) }
+    }
+
+    /// Adds what may follow `first` in a match of `start`.
+    fn add(&mut self, start: &Matcher, first: u8) {
+        match start {
+            Matcher::Literal(units) => match units[1..] {
+                [] => self.allow_all(),
+                [second, ..] => {
+                    self.seconds.add(second);
+                    if let Ok(byte @ 0..=127) = u8::try_from(second) {
+                        match units.get(2) {
+                            Some(&third) => self.thirds[usize::from(byte)].add(third),
+                            None => self.thirds[usize::from(byte)] = Units::ALL,
+                        }
+                    }
+                }
+            },
+            // As `dfa_could_begin` reads: a match that has ended, or a unit
+            // outside ASCII, may begin one; a dead state may not.
+            Matcher::Dfa(dfa) => {
+                for look_behind in CONTEXT_BYTES {
+                    let Some(mut state) = dfa.start(look_behind) else { continue };
+                    if dfa.step(&mut state, &[first]) {
+                        return self.allow_all();
+                    }
+                    if dfa.is_dead(state) {
+                        continue;
+                    }
+                    self.seconds.other = true;
+                    for second in 0..128u8 {
+                        let mut after_second = state;
+                        if dfa.step(&mut after_second, &[second]) {
+                            self.seconds.add(u16::from(second));
+                            self.thirds[usize::from(second)] = Units::ALL;
+                            continue;
+                        }
+                        if dfa.is_dead(after_second) {
+                            continue;
+                        }
+                        self.seconds.add(u16::from(second));
+                        let thirds = &mut self.thirds[usize::from(second)];
+                        thirds.other = true;
+                        for third in 0..128u8 {
+                            let mut after_third = after_second;
+                            if dfa.step(&mut after_third, &[third]) || !dfa.is_dead(after_third) {
+                                thirds.add(u16::from(third));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn allow_all(&mut self) {
+        self.seconds = Units::ALL;
+        self.thirds.fill(Units::ALL);
+    }
+
+    /// Whether `rest`, whose first unit this follows, may go on to a match
+    /// as far as its next two units show.
+    #[inline]
+    fn allows(&self, rest: &[u16]) -> bool {
+        let Some(&second) = rest.get(1) else { return true };
+        if !self.seconds.has(second) {
+            return false;
+        }
+        match (u8::try_from(second), rest.get(2)) {
+            (Ok(byte @ 0..=127), Some(&third)) => self.thirds[usize::from(byte)].has(third),
+            _ => true,
+        }
+    }
 }
 
 /// The most units [`General::few_begins`] lists.
@@ -288,6 +405,26 @@ impl General {
             }
             _ => None,
         };
+        let follows = (0..128u8)
+            .map(|first| {
+                if has_json_call
+                    || !(0..CONTEXTS).any(|context| begins_at(&begins, u16::from(first), context))
+                {
+                    return None;
+                }
+                let mut follows = Follows::new();
+                for pattern in &compiled {
+                    if let Compiled::Token(start) | Compiled::Span { start, .. } | Compiled::Json { start } =
+                        pattern
+                    {
+                        if (0..CONTEXTS).any(|context| start.may_begin_with(u16::from(first), context)) {
+                            follows.add(start, first);
+                        }
+                    }
+                }
+                Some(Box::new(follows))
+            })
+            .collect();
         Ok(General {
             patterns: compiled,
             begins,
@@ -296,6 +433,7 @@ impl General {
             has_json_call,
             begins_somewhere,
             few_begins,
+            follows,
         })
     }
 
@@ -306,7 +444,7 @@ impl General {
 
     #[inline]
     fn begins(&self, unit: u16, context: usize) -> bool {
-        self.begins[context][usize::from(unit) / 64] >> (unit % 64) & 1 == 1
+        begins_at(&self.begins, unit, context)
     }
 
     /// Whether a thread may begin at a unit, given the unit before it.
@@ -323,6 +461,20 @@ impl General {
     /// surrogate). It lets the feed release a unit such as the `<` of
     /// `x < y` without starting a thread per pattern.
     fn could_begin(&self, rest: &[u16], previous: Option<u16>) -> bool {
+        self.follows_allow(rest) && self.could_begin_exactly(rest, previous)
+    }
+
+    /// What [`Follows`] says of `rest`: no only where `could_begin_exactly`
+    /// says no in every context.
+    #[inline]
+    fn follows_allow(&self, rest: &[u16]) -> bool {
+        match self.follows.get(usize::from(rest[0])) {
+            Some(Some(follows)) => follows.allows(rest),
+            _ => true,
+        }
+    }
+
+    fn could_begin_exactly(&self, rest: &[u16], previous: Option<u16>) -> bool {
         let context = context_of(previous);
         let Some(openers) = self.ascii_openers[context].get(usize::from(rest[0])) else {
             return true;
@@ -361,6 +513,10 @@ impl General {
         }
         Some(units)
     }
+}
+
+fn begins_at(begins: &[[u64; 1024]; CONTEXTS], unit: u16, context: usize) -> bool {
+    begins[context][usize::from(unit) / 64] >> (unit % 64) & 1 == 1
 }
 
 fn at_line_start(previous: Option<u16>) -> bool {
@@ -1127,4 +1283,55 @@ fn advance_call(
 fn fence_opened(call: &mut Call, at: usize) -> CallPhase {
     call.value_from = at + 1;
     CallPhase::Value { scan: JsonScan::new(), fenced: true }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scaffolding::presets::{special_token_patterns, PRESETS};
+
+    /// [`Follows`] may say no only where no pattern could begin, after any
+    /// unit: checked for every ASCII first unit, every ASCII second and
+    /// third unit and a few others, on every family's special tokens and on
+    /// each preset.
+    #[test]
+    fn follows_say_no_only_where_no_pattern_could_begin() {
+        let mut registries: Vec<Vec<Pattern>> =
+            vec![special_token_patterns().into_iter().map(|pattern| pattern.to_pattern()).collect()];
+        for preset in PRESETS {
+            registries.push(preset.to_patterns());
+        }
+        let others = [0xFF5C, 0x2016, 0x00E9, 0xD83D, 0x4E00];
+        let units: Vec<u16> = (0..128).chain(others).collect();
+        let befores =
+            [None, Some(0x0A), Some(0x0D), Some(u16::from(b'a')), Some(u16::from(b' ')), Some(0xFF5C)];
+        let mut said_no = 0;
+        for patterns in &registries {
+            let general = General::new(patterns).unwrap();
+            for first in 0..128u16 {
+                for &second in &units {
+                    let pair = [first, second];
+                    let pair_lives = befores.iter().any(|&before| general.could_begin_exactly(&pair, before));
+                    assert!(!pair_lives || general.follows_allow(&pair), "{pair:?} in {patterns:?}");
+                    if !pair_lives {
+                        said_no += usize::from(!general.follows_allow(&pair));
+                        continue;
+                    }
+                    for &third in &units {
+                        let rest = [first, second, third];
+                        if befores.iter().any(|&before| general.could_begin_exactly(&rest, before)) {
+                            assert!(general.follows_allow(&rest), "{rest:?} in {patterns:?}");
+                        } else {
+                            said_no += usize::from(!general.follows_allow(&rest));
+                        }
+                    }
+                }
+            }
+        }
+        // And it does say no: the `<` of prose, say.
+        assert!(said_no > 1000, "{said_no}");
+        let special = General::new(&registries[0]).unwrap();
+        let prose: Vec<u16> = "< y".encode_utf16().collect();
+        assert!(!special.follows_allow(&prose));
+    }
 }
