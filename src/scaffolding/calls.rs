@@ -2299,7 +2299,14 @@ impl CallStage {
 
     /// Reads the held text as far as it decides, and keeps the rest;
     /// `complete`: nothing more will come.
-    fn run_held(&mut self, tools: &Tools, options: Options, log: &mut StripLog, out: &mut Vec<u16>, complete: bool) {
+    fn run_held(
+        &mut self,
+        tools: &Tools,
+        options: Options,
+        log: &mut StripLog,
+        out: &mut Vec<u16>,
+        complete: bool,
+    ) {
         let mut held = std::mem::take(&mut self.held);
         let keep_from = self.run(tools, options, log, out, &held, complete);
         held.drain(..keep_from);
@@ -2472,15 +2479,22 @@ fn line_may_lead(tools: &Tools, rest: &[u16]) -> bool {
     if word_may_lead(tools, rest) {
         return true;
     }
-    let word = rest.iter().take(MAX_WORD).take_while(|&&unit| ascii(unit).is_some_and(|b| b.is_ascii_alphabetic())).count();
+    let word = rest
+        .iter()
+        .take(MAX_WORD)
+        .take_while(|&&unit| ascii(unit).is_some_and(|b| b.is_ascii_alphabetic()))
+        .count();
     let after = &rest[word..];
     if word == MAX_WORD || after.is_empty() {
         return true;
     }
     let agrees = |literal: &str| literal.bytes().map(u16::from).zip(after).all(|(a, &b)| a == b);
-    if agrees(" to=functions.") || (after[0] == u16::from(b':') && DISTINCTIVE.iter().any(|prefix| {
-        prefix.bytes().map(u16::from).zip(&after[1..]).all(|(a, &b)| a == b)
-    })) {
+    if agrees(" to=functions.")
+        || (after[0] == u16::from(b':')
+            && DISTINCTIVE
+                .iter()
+                .any(|prefix| prefix.bytes().map(u16::from).zip(&after[1..]).all(|(a, &b)| a == b)))
+    {
         return true;
     }
     let lowercase = rest[..word].iter().all(|&unit| ascii(unit).is_some_and(|b| b.is_ascii_lowercase()));
@@ -2511,9 +2525,32 @@ fn word_may_lead(tools: &Tools, rest: &[u16]) -> bool {
 /// The distinctive prefixes' first word, as UTF-16: what [`Tools::leads`]
 /// finds besides the names.
 const LEAD_PREFIXES: [&[u16]; 3] = [
-    &[b'f' as u16, b'u' as u16, b'n' as u16, b'c' as u16, b't' as u16, b'i' as u16, b'o' as u16, b'n' as u16, b's' as u16, b'.' as u16],
+    &[
+        b'f' as u16,
+        b'u' as u16,
+        b'n' as u16,
+        b'c' as u16,
+        b't' as u16,
+        b'i' as u16,
+        b'o' as u16,
+        b'n' as u16,
+        b's' as u16,
+        b'.' as u16,
+    ],
     &[b't' as u16, b'o' as u16, b'=' as u16],
-    &[b'd' as u16, b'e' as u16, b'f' as u16, b'a' as u16, b'u' as u16, b'l' as u16, b't' as u16, b'_' as u16, b'a' as u16, b'p' as u16, b'i' as u16],
+    &[
+        b'd' as u16,
+        b'e' as u16,
+        b'f' as u16,
+        b'a' as u16,
+        b'u' as u16,
+        b'l' as u16,
+        b't' as u16,
+        b'_' as u16,
+        b'a' as u16,
+        b'p' as u16,
+        b'i' as u16,
+    ],
 ];
 
 /// Where, from `from`, the next offered name or distinctive prefix begins
@@ -2719,13 +2756,19 @@ mod tests {
         let short = Tools::new(["a", "get_weather"].iter().map(|name| Tool::named(name)).collect()).unwrap();
         assert!(matches!(short.leads, Leads::Packed(_)));
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        for (tools, name) in [(&names[..], "tool_299"), (&names[..], "tool_007"), (&["a", "get_weather"][..], "a")] {
+        for (tools, name) in
+            [(&names[..], "tool_299"), (&names[..], "tool_007"), (&["a", "get_weather"][..], "a")]
+        {
             let leak = format!("{name}[ARGS]{{\"city\": \"Paris\"}}");
             let text = format!("Calling functions.{name} now.\nSo: {leak} Done.");
             for chunk in [1, 3, 1000] {
                 let (out, spans) = run(tools, &text, chunk);
                 assert_eq!(spans, vec![leak.clone()], "{name} in chunks of {chunk}");
-                assert_eq!(out, format!("Calling functions.{name} now.\nSo:  Done."), "{name} in chunks of {chunk}");
+                assert_eq!(
+                    out,
+                    format!("Calling functions.{name} now.\nSo:  Done."),
+                    "{name} in chunks of {chunk}"
+                );
             }
         }
     }
@@ -2750,7 +2793,9 @@ mod tests {
         ];
         for start in starts {
             for glue in ["\n", "\n\n", "\r\n", "\n  \n"] {
-                let text = format!("Some prose first, long enough to be skipped.{glue}{start}{glue}And prose after it.");
+                let text = format!(
+                    "Some prose first, long enough to be skipped.{glue}{start}{glue}And prose after it."
+                );
                 let whole = run(&["get_weather"], &text, 10_000);
                 for chunk in [1, 2, 7] {
                     assert_eq!(run(&["get_weather"], &text, chunk), whole, "{text:?} in chunks of {chunk}");
