@@ -199,13 +199,19 @@ enum Leads {
 
 impl Leads {
     fn new(literals: &[Vec<u8>]) -> Option<Leads> {
-        let packed = packed::Config::new()
-            .match_kind(packed::MatchKind::LeftmostFirst)
-            .heuristic_pattern_limits(false)
-            .builder()
-            .extend(literals)
-            .build();
-        match packed {
+        // Fat Teddy first (16 buckets, AVX2): a tool list's names share
+        // their first letters with English words, and fewer literals to a
+        // bucket means fewer false candidates to verify.
+        let packed = |fat| {
+            packed::Config::new()
+                .match_kind(packed::MatchKind::LeftmostFirst)
+                .heuristic_pattern_limits(false)
+                .only_teddy_fat(fat)
+                .builder()
+                .extend(literals)
+                .build()
+        };
+        match packed(Some(true)).or_else(|| packed(None)) {
             Some(searcher) => Some(Leads::Packed(searcher)),
             None => AhoCorasick::builder()
                 .match_kind(aho_corasick::MatchKind::LeftmostFirst)
@@ -260,9 +266,8 @@ impl Tools {
         // Narrowed as the text is (see `narrow_into`): a byte a unit.
         let literals: Vec<Vec<u8>> = tools
             .iter()
-            .map(|tool| &tool.name[..])
-            .chain(LEAD_PREFIXES.iter().copied())
-            .map(|units| units.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }).collect())
+            .map(|tool| tool.name.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }).collect())
+            .chain(LEAD_PREFIXES.iter().map(|prefix| prefix.as_bytes().to_vec()))
             .collect();
         let leads = Leads::new(&literals)
             .ok_or_else(|| ToolsError { tool: 0, reason: "the tool list cannot be searched".to_owned() })?;
@@ -2476,9 +2481,15 @@ fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank:
 /// mid-line (see [`word_may_lead`]). Yes when the text ends before that is
 /// decided.
 fn line_may_lead(tools: &Tools, rest: &[u16]) -> bool {
-    if word_may_lead(tools, rest) {
-        return true;
-    }
+    word_may_lead(tools, rest) || first_word_may_lead(rest, true)
+}
+
+/// What [`line_may_lead`] asks of a line's first word besides whether an
+/// offered name or a distinctive prefix begins it: whether it is too long
+/// to tell, reaches the text's end, is glued to a distinctive head
+/// (`heads`: the caller may know that no lead is there), or stands alone
+/// on its line.
+fn first_word_may_lead(rest: &[u16], heads: bool) -> bool {
     let word = rest
         .iter()
         .take(MAX_WORD)
@@ -2489,11 +2500,12 @@ fn line_may_lead(tools: &Tools, rest: &[u16]) -> bool {
         return true;
     }
     let agrees = |literal: &str| literal.bytes().map(u16::from).zip(after).all(|(a, &b)| a == b);
-    if agrees(" to=functions.")
-        || (after[0] == u16::from(b':')
-            && DISTINCTIVE
-                .iter()
-                .any(|prefix| prefix.bytes().map(u16::from).zip(&after[1..]).all(|(a, &b)| a == b)))
+    if heads
+        && (agrees(" to=functions.")
+            || (after[0] == u16::from(b':')
+                && DISTINCTIVE
+                    .iter()
+                    .any(|prefix| prefix.bytes().map(u16::from).zip(&after[1..]).all(|(a, &b)| a == b))))
     {
         return true;
     }
@@ -2522,36 +2534,12 @@ fn word_may_lead(tools: &Tools, rest: &[u16]) -> bool {
     tools.name_may_begin(rest)
 }
 
-/// The distinctive prefixes' first word, as UTF-16: what [`Tools::leads`]
+/// The distinctive prefixes' first word: what [`Tools::leads`]
 /// finds besides the names.
-const LEAD_PREFIXES: [&[u16]; 3] = [
-    &[
-        b'f' as u16,
-        b'u' as u16,
-        b'n' as u16,
-        b'c' as u16,
-        b't' as u16,
-        b'i' as u16,
-        b'o' as u16,
-        b'n' as u16,
-        b's' as u16,
-        b'.' as u16,
-    ],
-    &[b't' as u16, b'o' as u16, b'=' as u16],
-    &[
-        b'd' as u16,
-        b'e' as u16,
-        b'f' as u16,
-        b'a' as u16,
-        b'u' as u16,
-        b'l' as u16,
-        b't' as u16,
-        b'_' as u16,
-        b'a' as u16,
-        b'p' as u16,
-        b'i' as u16,
-    ],
-];
+const LEAD_PREFIXES: [&str; 3] = ["functions.", "to=", "default_api"];
+
+/// The length of the longest of [`LEAD_PREFIXES`].
+const LONGEST_PREFIX: usize = "default_api".len();
 
 /// Where, from `from`, the next offered name or distinctive prefix begins
 /// (as [`Tools::leads`] finds them in `narrow`, the text narrowed by
@@ -2628,7 +2616,20 @@ fn plain_run(
         let begins = match text.get(first).and_then(|&unit| ascii(unit)) {
             _ if first >= end => true,
             Some(b'<' | b'[' | b'{' | b'`' | b'\n') => true,
-            Some(b) if b.is_ascii_alphabetic() => line_may_lead(tools, &text[first..]),
+            Some(b) if b.is_ascii_alphabetic() => {
+                // Where no lead begins at the word or right after it, with
+                // room for the longest in the text, only the word itself
+                // can say yes.
+                if ahead.lead < first {
+                    ahead.lead = next_lead(tools, narrow, first);
+                }
+                let reach = first + MAX_WORD + 1;
+                if ahead.lead > reach && reach + tools.longest.max(LONGEST_PREFIX) <= text.len() {
+                    first_word_may_lead(&text[first..], false)
+                } else {
+                    line_may_lead(tools, &text[first..])
+                }
+            }
             _ => word_may_lead(tools, &text[first..]),
         };
         if begins {
@@ -2780,6 +2781,8 @@ mod tests {
         // lines are skipped (`plain_run`). Both must strip the same.
         let starts = [
             "court\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>",
+            // The lone word's tag names the tool far from the line's start.
+            "court                         \n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>",
             "  get_weather[ARGS]{\"city\": \"Paris\"}",
             "\tfunctions.get_weather:0 {\"city\": \"Paris\"}",
             "commentary to=functions.get_weather json{\"city\":\"Paris\"}",
