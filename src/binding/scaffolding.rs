@@ -696,7 +696,10 @@ pub fn filter_settings<'env>(env: &'env Env, options: Unknown<'env>) -> Result<U
     let settings = read_options(js, options.raw())?;
     // `null` when no set of units decides (tool-aware detection, a tidy
     // filter): then every chunk goes to the core.
-    let start_units = match settings.filter().start_units() {
+    let with_tools = settings.tools.as_ref().is_some_and(|list| !list.is_empty());
+    let units =
+        scaffolding::ScaffoldingFilter::start_units_of(&settings.registry, settings.options, with_tools);
+    let start_units = match units {
         Some(units) => js.string(&units)?,
         None => js.null()?,
     };
@@ -725,7 +728,6 @@ fn settings_to_js(js: Js, env: &Env, settings: Settings) -> Result<Handle> {
     }
     if let Some(tools) = tools {
         let list = tools
-            .list()
             .iter()
             .map(|tool| match &tool.parameters {
                 None => js.string(&tool.name),
@@ -761,7 +763,8 @@ fn settings_to_js(js: Js, env: &Env, settings: Settings) -> Result<Handle> {
 pub fn stream_open<'env>(env: &'env Env, settings: Unknown<'env>) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     let settings = read_options(js, settings.raw())?;
-    let stream = Stream { core: settings.filter(), reports: settings.on_strip.is_some(), reported: 0 };
+    let (core, on_strip) = settings.into_filter(js)?;
+    let stream = Stream { core, reports: on_strip.is_some(), reported: 0 };
     Ok(js.unknown(open_stream(js, stream)?))
 }
 
@@ -866,8 +869,7 @@ pub fn filter_strip<'env>(env: &'env Env, text: Unknown<'env>, options: Unknown<
     if js.type_of(text)? != ValueType::String {
         return Err(js.wrong_type("ScaffoldingFilter.strip: text", "a string", text));
     }
-    let settings = read_options(js, options.raw())?;
-    let mut core = settings.filter();
+    let (mut core, on_strip) = read_options(js, options.raw())?.into_filter(js)?;
     // A feed that emits the text unit for unit held nothing back, and the
     // text is its own answer.
     let (mut out, whole) = js.with_units(text, |units| {
@@ -880,7 +882,7 @@ pub fn filter_strip<'env>(env: &'env Env, text: Unknown<'env>, options: Unknown<
         }))
     })?;
     out.extend_from_slice(&core.flush());
-    if let Some(on_strip) = settings.on_strip {
+    if let Some(on_strip) = on_strip {
         let this = js.undefined()?;
         for strip in core.strips() {
             js.call(on_strip, this, &[strip_event(js, core.tools(), strip)?])?;
@@ -953,14 +955,26 @@ struct Settings {
     /// `registry` is its own.
     given_registry: Option<Handle>,
     options: scaffolding::Options,
-    tools: Option<Arc<scaffolding::Tools>>,
+    /// Checked (`Tools::check`), compiled only for a filter: a filter's
+    /// options are read once when it is made, and again at every stream.
+    tools: Option<Vec<scaffolding::Tool>>,
     on_strip: Option<Handle>,
 }
 
 impl Settings {
-    fn filter(&self) -> scaffolding::ScaffoldingFilter {
-        scaffolding::ScaffoldingFilter::with_tools(self.registry.clone(), self.options, self.tools.clone())
+    /// A filter for these settings, and the callback they name.
+    fn into_filter(self, js: Js) -> Result<(scaffolding::ScaffoldingFilter, Option<Handle>)> {
+        let tools =
+            self.tools.map(scaffolding::Tools::new).transpose().map_err(|error| tools_error(js, &error))?;
+        let filter =
+            scaffolding::ScaffoldingFilter::with_tools(self.registry, self.options, tools.map(Arc::new));
+        Ok((filter, self.on_strip))
     }
+}
+
+/// A bad tool list as `new ScaffoldingFilter` names it.
+fn tools_error(js: Js, error: &scaffolding::ToolsError) -> Error {
+    js.type_error(&format!("ScaffoldingFilter: options.tools[{}]: {}", error.tool, error.reason))
 }
 
 const OPTION_NAMES: [&str; 6] = ["patterns", "tools", "openSpanAtEnd", "onStrip", "maxHeld", "tidyWhitespace"];
@@ -1013,7 +1027,7 @@ fn read_options(js: Js, options: Handle) -> Result<Settings> {
 
     let tools = js.get(options, c"tools")?;
     if given(tools)? {
-        settings.tools = Some(Arc::new(read_tools(js, tools)?));
+        settings.tools = Some(read_tools(js, tools)?);
     }
 
     let policy = js.get(options, c"openSpanAtEnd")?;
@@ -1085,7 +1099,7 @@ fn compiled_registry(js: Js, value: Handle) -> Result<Option<Arc<Registry>>> {
 
 /// `options.tools`: an array of names, or of `{ name, parameters? }` with
 /// `parameters` an array of names.
-fn read_tools(js: Js, list: Handle) -> Result<scaffolding::Tools> {
+fn read_tools(js: Js, list: Handle) -> Result<Vec<scaffolding::Tool>> {
     let what = "ScaffoldingFilter: options.tools";
     let shapes = "an array of tool names or { name, parameters? } objects";
     let mut is_array = IsArray::new(js);
@@ -1095,7 +1109,8 @@ fn read_tools(js: Js, list: Handle) -> Result<scaffolding::Tools> {
     let mut tools = Vec::new();
     for index in 0..is_array.len(list)? {
         let entry = js.element(list, index as u32)?;
-        let at = format!("{what}[{index}]");
+        // (Named only for an error: a list is read at every stream open.)
+        let at = || format!("{what}[{index}]");
         let tool = match js.type_of(entry)? {
             ValueType::String => scaffolding::Tool { name: js.utf16(entry)?, parameters: None },
             ValueType::Object if !is_array.test(entry)? => {
@@ -1103,14 +1118,15 @@ fn read_tools(js: Js, list: Handle) -> Result<scaffolding::Tools> {
                     let key = String::from_utf16_lossy(&key);
                     if key != "name" && key != "parameters" {
                         return Err(js.type_error(&format!(
-                            "{at}.{} is not a tool field (the fields are name, parameters)",
+                            "{}.{} is not a tool field (the fields are name, parameters)",
+                            at(),
                             clip(&key)
                         )));
                     }
                 }
                 let name = js.get(entry, c"name")?;
                 if js.type_of(name)? != ValueType::String {
-                    return Err(js.wrong_type(&format!("{at}.name"), "a string", name));
+                    return Err(js.wrong_type(&format!("{}.name", at()), "a string", name));
                 }
                 let parameters = js.get(entry, c"parameters")?;
                 let parameters = match js.type_of(parameters)? {
@@ -1121,7 +1137,7 @@ fn read_tools(js: Js, list: Handle) -> Result<scaffolding::Tools> {
                             let parameter = js.element(parameters, p as u32)?;
                             if js.type_of(parameter)? != ValueType::String {
                                 return Err(js.wrong_type(
-                                    &format!("{at}.parameters[{p}]"),
+                                    &format!("{}.parameters[{p}]", at()),
                                     "a string",
                                     parameter,
                                 ));
@@ -1132,7 +1148,7 @@ fn read_tools(js: Js, list: Handle) -> Result<scaffolding::Tools> {
                     }
                     _ => {
                         return Err(js.wrong_type(
-                            &format!("{at}.parameters"),
+                            &format!("{}.parameters", at()),
                             "an array of parameter names",
                             parameters,
                         ))
@@ -1140,12 +1156,12 @@ fn read_tools(js: Js, list: Handle) -> Result<scaffolding::Tools> {
                 };
                 scaffolding::Tool { name: js.utf16(name)?, parameters }
             }
-            _ => return Err(js.wrong_type(&at, "a tool name or a { name, parameters? } object", entry)),
+            _ => return Err(js.wrong_type(&at(), "a tool name or a { name, parameters? } object", entry)),
         };
         tools.push(tool);
     }
-    scaffolding::Tools::new(tools)
-        .map_err(|error| js.type_error(&format!("{what}[{}]: {}", error.tool, error.reason)))
+    scaffolding::Tools::check(&tools).map_err(|error| tools_error(js, &error))?;
+    Ok(tools)
 }
 
 /// A non-empty array of pattern entries that together make a registry;

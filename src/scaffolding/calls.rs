@@ -236,28 +236,11 @@ impl Leads {
 pub const MAX_NAME: usize = 256;
 
 impl Tools {
+    /// Checks `tools` and compiles the search for their names.
     pub fn new(tools: Vec<Tool>) -> Result<Self, ToolsError> {
-        let mut seen = HashSet::new();
+        Tools::check(&tools)?;
         let mut first = [false; 128];
-        for (index, tool) in tools.iter().enumerate() {
-            let fail = |reason: &str| Err(ToolsError { tool: index, reason: reason.to_owned() });
-            if tool.name.is_empty() {
-                return fail("a tool's name must not be empty");
-            }
-            if tool.name.len() > MAX_NAME {
-                return fail("a tool's name must be at most 256 characters");
-            }
-            if tool.name.iter().any(|&unit| unit == u16::from(b'\n') || unit == u16::from(b'\r')) {
-                return fail("a tool's name must not hold a line break");
-            }
-            if !seen.insert(tool.name.clone()) {
-                return fail("this name is given twice");
-            }
-            if let Some(parameters) = &tool.parameters {
-                if parameters.iter().any(Vec::is_empty) {
-                    return fail("a parameter's name must not be empty");
-                }
-            }
+        for tool in &tools {
             if let Some(byte) = ascii(tool.name[0]) {
                 first[usize::from(byte)] = true;
             }
@@ -272,6 +255,34 @@ impl Tools {
         let leads = Leads::new(&literals)
             .ok_or_else(|| ToolsError { tool: 0, reason: "the tool list cannot be searched".to_owned() })?;
         Ok(Tools { tools, first, longest, leads })
+    }
+
+    /// What [`Tools::new`] asks of a list, without compiling it: names
+    /// non-empty, at most [`MAX_NAME`] units, on one line, each once;
+    /// parameter names non-empty.
+    pub fn check(tools: &[Tool]) -> Result<(), ToolsError> {
+        let mut seen = HashSet::new();
+        for (index, tool) in tools.iter().enumerate() {
+            let fail = |reason: &str| Err(ToolsError { tool: index, reason: reason.to_owned() });
+            if tool.name.is_empty() {
+                return fail("a tool's name must not be empty");
+            }
+            if tool.name.len() > MAX_NAME {
+                return fail("a tool's name must be at most 256 characters");
+            }
+            if tool.name.iter().any(|&unit| unit == u16::from(b'\n') || unit == u16::from(b'\r')) {
+                return fail("a tool's name must not hold a line break");
+            }
+            if !seen.insert(&tool.name[..]) {
+                return fail("this name is given twice");
+            }
+            if let Some(parameters) = &tool.parameters {
+                if parameters.iter().any(Vec::is_empty) {
+                    return fail("a parameter's name must not be empty");
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn list(&self) -> &[Tool] {

@@ -248,12 +248,19 @@ impl ScaffoldingFilter {
     /// `None` under tool-aware detection, where a tool's name can begin
     /// one.
     pub fn start_units(&self) -> Option<Vec<u16>> {
-        if self.tools.is_some() || self.tidy.is_some() {
+        Self::start_units_of(&self.registry, self.options, self.tools.is_some())
+    }
+
+    /// [`ScaffoldingFilter::start_units`] of a filter not built yet: for
+    /// `registry` and `options`, with tools (a list that is not empty) or
+    /// without.
+    pub fn start_units_of(registry: &Registry, options: Options, tools: bool) -> Option<Vec<u16>> {
+        if tools || options.tidy_whitespace {
             // A tool's name can begin a strip; a tidy filter holds back
             // trailing whitespace, so no set of units says a chunk passes.
             return None;
         }
-        self.registry.start_units()
+        registry.start_units()
     }
 
     /// The offered tools that tool-aware detection reads, if any.
