@@ -2472,17 +2472,21 @@ impl CallStage {
 /// Whether a leak could begin at `at`.
 fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
     match ascii(text[at]) {
-        // What the reader takes at `<` is a special token (`<|`, `<｜`,
-        // `<word|>`) or a tag (`<name`, `</`); not the `<` of `x < y`.
-        Some(b'<') => text.get(at + 1).is_none_or(|&next| {
-            is_word(next) || next == FULL_BAR || matches!(ascii(next), Some(b'/' | b'|'))
-        }),
+        Some(b'<') => angle_may_open(text, at),
         Some(b'[' | b'{') => true,
         Some(b'`') => blank,
         _ if before.is_some_and(is_word) => false,
         Some(b) if b.is_ascii_alphabetic() && blank => line_may_lead(tools, &text[at..]),
         _ => word_may_lead(tools, &text[at..]),
     }
+}
+
+/// Whether the `<` at `at` may open what the reader takes there: a special
+/// token (`<|`, `<｜`, `<word|>`) or a tag (`<name`, `</`); not the `<` of
+/// `x < y`. Yes when the text ends after it.
+fn angle_may_open(text: &[u16], at: usize) -> bool {
+    text.get(at + 1)
+        .is_none_or(|&next| is_word(next) || next == FULL_BAR || matches!(ascii(next), Some(b'/' | b'|')))
 }
 
 /// Whether a leak may begin at a letter that starts a line: what
@@ -2578,7 +2582,8 @@ fn next_stop(text: &[u16], from: usize, end: usize) -> usize {
 /// How far from `at` the text is plain, for a line that is not blank and
 /// holds no open code span: no unit that may begin a leak (see
 /// [`may_begin`]), no backtick (which changes the line), no `{` or `[`
-/// (which start a JSON scan). Stops at `end`. A line break is passed when
+/// (which start a JSON scan); a `<` that opens nothing is passed. Stops at
+/// `end`. A line break is passed when
 /// the next line's start begins nothing either (its blanks, then a unit
 /// that is no stop and cannot lead); then the second value is true, and
 /// the line at the end is neither blank nor quoted.
@@ -2612,9 +2617,17 @@ fn plain_run(
             }
             from = candidate + 1;
         }
+        if stop >= end {
+            return (stop - at, crossed);
+        }
+        // A `<` that opens nothing is prose (it leaves the line as it is).
+        if text[stop] == u16::from(b'<') && !angle_may_open(text, stop) {
+            from = stop + 1;
+            continue;
+        }
         // The next line's start, read as the unit-by-unit path would read
         // it on a blank line.
-        if stop >= end || text[stop] != u16::from(b'\n') {
+        if text[stop] != u16::from(b'\n') {
             return (stop - at, crossed);
         }
         let mut first = stop + 1;
