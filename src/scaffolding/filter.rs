@@ -206,6 +206,9 @@ pub struct ScaffoldingFilter {
     /// What tool-aware detection passes on, a buffer reused by every feed
     /// (a fresh one per feed costs a long chunk its pages each time).
     passed: Vec<u16>,
+    /// What the general engine lets through, a buffer reused by every feed
+    /// as `passed` is.
+    released: Vec<u16>,
 }
 
 impl Default for ScaffoldingFilter {
@@ -241,7 +244,8 @@ impl ScaffoldingFilter {
         let tools = tools.filter(|tools| !tools.is_empty()).map(|tools| (tools, CallStage::default()));
         let tidy = options.tidy_whitespace.then(|| Box::new([Tidy::default(), Tidy::default()]));
         let log = StripLog { track_cuts: options.tidy_whitespace, ..StripLog::default() };
-        ScaffoldingFilter { registry, options, tools, engine, log, tidy, passed: Vec::new() }
+        let (passed, released) = (Vec::new(), Vec::new());
+        ScaffoldingFilter { registry, options, tools, engine, log, tidy, passed, released }
     }
 
     /// Every unit a strip can begin with, as [`Registry::start_units`];
@@ -339,9 +343,12 @@ impl ScaffoldingFilter {
                 Pass { state, literals, options: self.options, log: &mut self.log }.feed_with(chunk, emit)
             }
             (Engine::Threads(state), Form::General(general)) => {
-                let mut out = Vec::with_capacity(chunk.len());
+                let mut out = std::mem::take(&mut self.released);
+                out.clear();
                 state.feed(general, self.options, &mut self.log, chunk, &mut out);
-                emit(&out)
+                let answer = emit(&out);
+                self.released = out;
+                answer
             }
             _ => unreachable!("a filter's engine is chosen from its registry's form"),
         }
