@@ -4,7 +4,7 @@
 // the package as it would sit in node_modules.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,8 +14,10 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-test('a node10-resolution TypeScript project finds the root and subpath typings', () => {
+test('a node10-resolution TypeScript project finds the root and subpath typings', (t) => {
   const project = mkdtempSync(join(tmpdir(), 'seamguard-node10-'));
+  // (The link into the package is removed, not followed.)
+  t.after(() => rmSync(project, { recursive: true, force: true }));
   mkdirSync(join(project, 'node_modules'));
   symlinkSync(root, join(project, 'node_modules', 'seamguard'), 'dir');
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
