@@ -24,7 +24,7 @@ const { cases } = JSON.parse(readFileSync(new URL('./fixtures/clean-answers-sour
 const UNION = Object.values(SCAFFOLD_PRESETS).flat();
 
 const QUOTED = 'documentation that quotes raw markers as they stand: in a stream a quoted marker is the marker, so with '
-  + 'presets armed it is stripped (the README says so)';
+  + 'presets armed it is stripped (docs/scaffolding-filter.md says so, and why)';
 // Cases the union of every preset still changes, and why.
 const UNION_CHANGES = {
   'hermes-readme-function-calling-prompt-format': QUOTED,
