@@ -482,19 +482,16 @@ impl Reader<'_> {
 
     /// Whether `literal` is at `at` (waiting while the text is a prefix).
     fn literal(&self, at: usize, literal: &str) -> Reading<bool> {
-        for (offset, unit) in literal.encode_utf16().enumerate() {
-            match self.get(at + offset) {
-                Some(found) if found == unit => {}
-                Some(_) => return Ok(false),
-                None if self.complete => return Ok(false),
-                None => return Err(Stop::More),
-            }
-        }
-        Ok(true)
+        self.spelled_at(at, literal.encode_utf16())
     }
 
+    /// Whether `units` are at `at` (waiting while the text is a prefix).
     fn units(&self, at: usize, units: &[u16]) -> Reading<bool> {
-        for (offset, &unit) in units.iter().enumerate() {
+        self.spelled_at(at, units.iter().copied())
+    }
+
+    fn spelled_at(&self, at: usize, units: impl Iterator<Item = u16>) -> Reading<bool> {
+        for (offset, unit) in units.enumerate() {
             match self.get(at + offset) {
                 Some(found) if found == unit => {}
                 Some(_) => return Ok(false),
@@ -2514,13 +2511,9 @@ fn first_word_may_lead(rest: &[u16], heads: bool) -> bool {
     if word == MAX_WORD || after.is_empty() {
         return true;
     }
-    let agrees = |literal: &str| literal.bytes().map(u16::from).zip(after).all(|(a, &b)| a == b);
     if heads
-        && (agrees(" to=functions.")
-            || (after[0] == u16::from(b':')
-                && DISTINCTIVE
-                    .iter()
-                    .any(|prefix| prefix.bytes().map(u16::from).zip(&after[1..]).all(|(a, &b)| a == b))))
+        && (agrees(" to=functions.", after)
+            || (after[0] == u16::from(b':') && DISTINCTIVE.iter().any(|prefix| agrees(prefix, &after[1..]))))
     {
         return true;
     }
@@ -2541,12 +2534,17 @@ fn first_word_may_lead(rest: &[u16], heads: bool) -> bool {
 fn word_may_lead(tools: &Tools, rest: &[u16]) -> bool {
     // Every distinctive prefix begins with `t`, `f` or `d`.
     if matches!(rest.first().and_then(|&unit| ascii(unit)), Some(b't' | b'f' | b'd')) {
-        let agrees = |literal: &str| literal.bytes().map(u16::from).zip(rest).all(|(a, &b)| a == b);
-        if DISTINCTIVE.iter().chain(&["to="]).any(|prefix| agrees(prefix)) {
+        if DISTINCTIVE.iter().chain(&["to="]).any(|prefix| agrees(prefix, rest)) {
             return true;
         }
     }
     tools.name_may_begin(rest)
+}
+
+/// Whether `literal` and `rest` agree as far as both go (`rest` may end
+/// inside it).
+fn agrees(literal: &str, rest: &[u16]) -> bool {
+    literal.bytes().map(u16::from).zip(rest).all(|(a, &b)| a == b)
 }
 
 /// The distinctive prefixes' first word: what [`Tools::leads`]
