@@ -148,6 +148,24 @@ async function assertSameAsAiSdk(name, guard) {
 }
 
 /**
+ * Per mode, the `play` that `fieldCases` takes: a guard made with
+ * `createGuard` from the run's `argumentsFrom` (and `onFinding`, when given),
+ * and `playIn(mode, run, guard)`, which plays the run in the framework and
+ * resolves to `{ text, prompts }`.
+ */
+export function playsFor(modes, createGuard, playIn) {
+  return Object.fromEntries(
+    modes.map((mode) => [
+      mode,
+      async (run, { onFinding } = {}) => {
+        const guard = createGuard({ argumentsFrom: run.argumentsFrom, ...(onFinding ? { onFinding } : {}) });
+        return { guard, ...(await playIn(mode, run, guard)) };
+      },
+    ]),
+  );
+}
+
+/**
  * Registers the six field cases. `play(run, { onFinding })` plays one of
  * `RUNS` through the framework under test, with a guard made from
  * `run.argumentsFrom` (and `onFinding`, when given), and resolves to

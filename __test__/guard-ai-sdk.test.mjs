@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { createGuard } from 'seamguard/ai-sdk';
 
 import { MODES, runAgent, scriptedModel, sdkMajors, toolOf } from './agents.mjs';
+import { RUNS } from './field-cases.mjs';
 
 const WWPN = '20:00:00:25:b5:aa:00:1f';
 const INVENTORY = { devices: [{ wwpn: WWPN, host: 'host-a' }, { wwpn: '20:00:00:25:b5:aa:00:2c', host: 'host-b' }] };
@@ -74,7 +75,7 @@ for (const sdk of await sdkMajors()) {
         });
 
         it('2. an argument nothing served is found nowhere; one only the model wrote is self-referenced', async () => {
-          const guard = createGuard({ argumentsFrom: { backup_status: ['fleet_report'], restore_job: ['fleet_report'] } });
+          const guard = createGuard({ argumentsFrom: RUNS.backup.argumentsFrom });
           const tools = {
             fleet_report: toolOf(ai, { description: 'Lists the fleet', execute: async () => 'FLEET: callisto-02, europa-03' }),
             backup_status: toolOf(ai, {
@@ -88,22 +89,12 @@ for (const sdk of await sdkMajors()) {
               execute: async () => 'no jobs',
             }),
           };
-          const { model } = scriptedModel(sdk, [
-            { text: 'Last week I noted the job bkp-4417-ganymede-tier2.', calls: [{ toolName: 'fleet_report', input: {} }] },
-            {
-              calls: [
-                { toolName: 'backup_status', input: { machine: '4417-ganymede' } },
-                { toolName: 'restore_job', input: { machine: 'titan-99' } },
-                { toolName: 'backup_status', input: { machine: 'europa-03' } },
-              ],
-            },
-            { text: 'Done.' },
-          ]);
+          const { model } = scriptedModel(sdk, RUNS.backup.script);
           await runAgent(sdk, mode, {
             model: ai.wrapLanguageModel({ model, middleware: guard.middleware }),
             tools,
-            system: 'You check backups.',
-            prompt: 'Are the fleet machines backed up?',
+            system: RUNS.backup.system,
+            prompt: RUNS.backup.prompt,
           });
           const SELF = 'served by nothing \u2014 present only in the model\u2019s own earlier answer';
           const NOWHERE = 'served by nothing in the window the model saw';

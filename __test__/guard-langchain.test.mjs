@@ -12,7 +12,7 @@ import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { createAgent, createMiddleware, tool } from 'langchain';
 import { createGuard } from 'seamguard/langchain';
 
-import { RUNS, fieldCases, sameInEveryMode, stepsOf } from './field-cases.mjs';
+import { RUNS, fieldCases, playsFor, sameInEveryMode, stepsOf } from './field-cases.mjs';
 
 /** The run's tools as LangChain tools, with a JSON Schema input. */
 const toolsOf = (run) =>
@@ -66,15 +66,7 @@ async function playIn(mode, run, guard) {
 }
 
 const MODES = ['invoke', 'stream'];
-const plays = Object.fromEntries(
-  MODES.map((mode) => [
-    mode,
-    async (run, { onFinding } = {}) => {
-      const guard = createGuard({ argumentsFrom: run.argumentsFrom, ...(onFinding ? { onFinding } : {}) });
-      return { guard, ...(await playIn(mode, run, guard)) };
-    },
-  ]),
-);
+const plays = playsFor(MODES, createGuard, playIn);
 
 describe("LangChain.js: the guard's field cases", () => {
   for (const mode of MODES) {

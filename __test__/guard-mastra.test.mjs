@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { createGuard } from 'seamguard/mastra';
 
 import { scriptedModel, sdkMajors } from './agents.mjs';
-import { RUNS, fieldCases, sameInEveryMode } from './field-cases.mjs';
+import { RUNS, fieldCases, playsFor, sameInEveryMode } from './field-cases.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is Node ${process.versions.node}` : false;
@@ -69,16 +69,7 @@ async function playIn(sdk, mode, run, guard) {
 }
 
 const MODES = ['generate', 'stream'];
-const playsOf = (sdk) =>
-  Object.fromEntries(
-    MODES.map((mode) => [
-      mode,
-      async (run, { onFinding } = {}) => {
-        const guard = createGuard({ argumentsFrom: run.argumentsFrom, ...(onFinding ? { onFinding } : {}) });
-        return { guard, ...(await playIn(sdk, mode, run, guard)) };
-      },
-    ]),
-  );
+const playsOf = (sdk) => playsFor(MODES, createGuard, (mode, run, guard) => playIn(sdk, mode, run, guard));
 
 for (const sdk of skip ? [{ major: '6 and 7' }] : majors) {
   describe(`Mastra, with an AI SDK ${sdk.major} model: the guard's field cases`, { skip }, () => {

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 
 import { createGuard } from 'seamguard/openai-agents';
 
-import { RUNS, fieldCases, sameInEveryMode, stepsOf } from './field-cases.mjs';
+import { RUNS, fieldCases, playsFor, sameInEveryMode, stepsOf } from './field-cases.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@openai/agents needs Node 22 or later (its openai 7 does); this is Node ${process.versions.node}` : false;
@@ -68,15 +68,7 @@ async function playIn(mode, run, guard) {
 }
 
 const MODES = ['run', 'stream'];
-const plays = Object.fromEntries(
-  MODES.map((mode) => [
-    mode,
-    async (run, { onFinding } = {}) => {
-      const guard = createGuard({ argumentsFrom: run.argumentsFrom, ...(onFinding ? { onFinding } : {}) });
-      return { guard, ...(await playIn(mode, run, guard)) };
-    },
-  ]),
-);
+const plays = playsFor(MODES, createGuard, playIn);
 
 describe("OpenAI Agents SDK: the guard's field cases", { skip }, () => {
   for (const mode of MODES) {
