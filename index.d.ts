@@ -257,6 +257,12 @@ export declare class RunCorpus {
    */
   unsupportedArgumentsOf(calls: readonly ArgumentChoice[], request: { readonly systemPrompt?: string; readonly external?: readonly ExternalGround[] }, epoch: number): UnsupportedArgumentsEncounter
   /**
+   * `unsupportedArgumentsOf`, with one more key, `findingCalls`: the tool
+   * call id each finding is about, one per finding, in order. A guard
+   * routes each finding to its call with it, without reading its prose.
+   */
+  unsupportedArgumentsByCallOf(calls: readonly ArgumentChoice[], request: { readonly systemPrompt?: string; readonly external?: readonly ExternalGround[] }, epoch: number): UnsupportedArgumentsByCall
+  /**
    * Checks the tools offered in a request against the window: the same
    * answer as `danglingReferencesOf(servedTools, <names of tool results
    * evicted since the last clear>, <names of tool results in the
@@ -785,6 +791,18 @@ export interface SubjectRef {
 export interface UnsupportedArguments {
   readonly findings: readonly ContextError[]
   readonly externalGroundings: readonly ExternalGrounding[]
+}
+
+/**
+ * What `RunCorpus.unsupportedArgumentsByCallOf` answers: the encounter,
+ * and the tool call id each finding is about.
+ */
+export interface UnsupportedArgumentsByCall {
+  readonly findings: readonly ContextError[]
+  readonly externalGroundings: readonly ExternalGrounding[]
+  readonly disposition: Disposition
+  /** The tool call id each finding is about, one per finding, in order. */
+  readonly findingCalls: readonly string[]
 }
 
 /**

@@ -26,7 +26,7 @@ function contentOf(step, index) {
   const content = [];
   if (step.text !== undefined) content.push({ type: 'text', text: step.text });
   (step.calls ?? []).forEach((call, n) => {
-    content.push({ type: 'tool-call', toolCallId: `call-${index}-${n}`, toolName: call.toolName, input: JSON.stringify(call.input) });
+    content.push({ type: 'tool-call', toolCallId: call.toolCallId ?? `call-${index}-${n}`, toolName: call.toolName, input: JSON.stringify(call.input) });
   });
   return content;
 }
@@ -80,6 +80,30 @@ export function scriptedModel({ ai, Mock }, script) {
     },
   });
   return { model, prompts };
+}
+
+/**
+ * A mock model of the given major that serves many conversations: each
+ * call is answered with `router.answer(<the prompt as JSON>)` (see
+ * server-cases.mjs), generating or streaming alike.
+ */
+export function routedModel({ ai, Mock }, router) {
+  const next = (options) => contentOf(router.answer(JSON.stringify(options.prompt)), 0);
+  return new Mock({
+    doGenerate: async (options) => {
+      const content = next(options);
+      return { content, finishReason: finishOf(content), usage: USAGE, warnings: [] };
+    },
+    doStream: async (options) => {
+      const content = next(options);
+      return { stream: ai.simulateReadableStream({ chunks: streamPartsOf(content), initialDelayInMs: null, chunkDelayInMs: 1 }) };
+    },
+  });
+}
+
+/** A field case's tools (`{ name, description, properties, execute }`) as AI SDK tools, by name. */
+export function toolsByName(ai, tools) {
+  return Object.fromEntries(tools.map(({ name, description, properties, execute }) => [name, toolOf(ai, { description, properties, execute })]));
 }
 
 /** A tool with a JSON Schema input and a real `execute`. */

@@ -8,8 +8,9 @@ import { describe, it } from 'node:test';
 
 import { createGuard } from 'seamguard/ai-sdk';
 
-import { MODES, runAgent, scriptedModel, sdkMajors, toolOf } from './agents.mjs';
+import { MODES, routedModel, runAgent, scriptedModel, sdkMajors, toolOf, toolsByName } from './agents.mjs';
 import { RUNS } from './field-cases.mjs';
+import { SERVER, serverCases } from './server-cases.mjs';
 
 const WWPN = '20:00:00:25:b5:aa:00:1f';
 const INVENTORY = { devices: [{ wwpn: WWPN, host: 'host-a' }, { wwpn: '20:00:00:25:b5:aa:00:2c', host: 'host-b' }] };
@@ -222,6 +223,20 @@ for (const sdk of await sdkMajors()) {
         assert.deepEqual(findings.agent, findings.generate);
         assert.deepEqual(findings['agent-stream'], findings.generate);
       }
+    });
+  });
+}
+
+for (const sdk of await sdkMajors()) {
+  describe(`AI SDK ${sdk.major}: one guard for a whole server`, () => {
+    serverCases({
+      createGuard,
+      agentFor(guard, router) {
+        // Built once, as a route handler's module does.
+        const model = sdk.ai.wrapLanguageModel({ model: routedModel(sdk, router), middleware: guard.middleware });
+        const tools = toolsByName(sdk.ai, SERVER.tools());
+        return (conversation) => runAgent(sdk, conversation.stream ? 'stream' : 'generate', { model, tools, system: SERVER.system, prompt: conversation.prompt });
+      },
     });
   });
 }

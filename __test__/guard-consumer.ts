@@ -49,3 +49,24 @@ createGuard({ argumentsFrom: { port_for_device: 'fabric_inventory' } });
 createGuard({ posture: 'staging' });
 // @ts-expect-error findings are read, not written
 guard.findings = [];
+
+// One guard for a whole server: findings routed to their conversation.
+const byRun = new Map<string, ContextError[]>();
+export const server: Guard = createGuard({
+  argumentsFrom: { port_for_device: ['fabric_inventory'] },
+  maxRuns: 5000,
+  onFinding: async (finding, run) => {
+    const { id, toolCallId }: { id: string; toolCallId: string | undefined } = run;
+    byRun.set(id, [...(byRun.get(id) ?? []), finding]);
+    void toolCallId;
+  },
+  onError: async (error) => {
+    console.error(error);
+  },
+});
+for (const id of server.runIds()) {
+  const run = server.run(id);
+  if (run !== undefined) for (const row of run.ledger.report()) console.log(run.id, row.check, row.reasons?.join('; '));
+}
+// @ts-expect-error maxRuns is a number
+createGuard({ maxRuns: '10' });

@@ -13,6 +13,7 @@ import { createAgent, createMiddleware, tool } from 'langchain';
 import { createGuard } from 'seamguard/langchain';
 
 import { RUNS, fieldCases, playsFor, sameInEveryMode, stepsOf } from './field-cases.mjs';
+import { SERVER, serverCases } from './server-cases.mjs';
 
 /** The run's tools as LangChain tools, with a JSON Schema input. */
 const toolsOf = (run) =>
@@ -140,5 +141,37 @@ describe('LangChain.js: options', () => {
     guard.newRun();
     assert.deepEqual(guard.findings, []);
     assert.notEqual(guard.ledger, ledger);
+  });
+});
+
+/** LangChain's fake chat model serving many conversations: each call answered by the router. */
+function routed(router) {
+  const model = fakeModel();
+  for (let n = 0; n < 400; n++) {
+    model.respond((messages) => {
+      const step = router.answer(JSON.stringify(messages));
+      const tool_calls = step.calls.map((call) => ({ id: call.toolCallId, name: call.toolName, args: call.input, type: 'tool_call' }));
+      return new AIMessage({ content: step.text ?? '', tool_calls });
+    });
+  }
+  return model;
+}
+
+describe('LangChain.js: one guard for a whole server', () => {
+  serverCases({
+    createGuard,
+    threads: true,
+    agentFor(guard, router) {
+      // Built once, at startup, and serving every conversation.
+      const agent = createAgent({ model: routed(router), tools: toolsOf({ tools: SERVER.tools }), systemPrompt: SERVER.system, middleware: [guard.middleware] });
+      return async (conversation, { thread } = {}) => {
+        const input = { messages: [{ role: 'user', content: conversation.prompt }] };
+        const config = thread === undefined ? {} : { configurable: { thread_id: thread } };
+        if (!conversation.stream) return agent.invoke(input, config);
+        const stream = await agent.stream(input, { ...config, streamMode: 'messages' });
+        for await (const item of guard.messages(stream)) void item;
+        return undefined;
+      };
+    },
   });
 });

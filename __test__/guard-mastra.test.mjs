@@ -11,8 +11,9 @@ import { describe, it } from 'node:test';
 
 import { createGuard } from 'seamguard/mastra';
 
-import { scriptedModel, sdkMajors } from './agents.mjs';
+import { routedModel, scriptedModel, sdkMajors } from './agents.mjs';
 import { RUNS, fieldCases, playsFor, sameInEveryMode } from './field-cases.mjs';
+import { SERVER, serverCases } from './server-cases.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is Node ${process.versions.node}` : false;
@@ -122,3 +123,31 @@ describe('Mastra: options', () => {
     assert.throws(() => createGuard({ readResult: { port_for_device: 'rows' } }), { name: 'TypeError', message: /options\.readResult\["port_for_device"\] must be a function/ });
   });
 });
+
+for (const sdk of skip ? [{ major: '6 and 7' }] : majors) {
+  describe(`Mastra, with an AI SDK ${sdk.major} model: one guard for a whole server`, { skip }, () => {
+    if (skip) return;
+    serverCases({
+      createGuard,
+      agentFor(guard, router) {
+        // Built once, as an agent registered with new Mastra(...) is.
+        const agent = new mastra.Agent({
+          id: 'fabric',
+          name: 'fabric',
+          instructions: SERVER.system,
+          model: routedModel(sdk, router),
+          tools: toolsOf({ tools: SERVER.tools }),
+          inputProcessors: [guard],
+          outputProcessors: [guard],
+        });
+        return async (conversation) => {
+          if (!conversation.stream) return agent.generate(conversation.prompt, { maxSteps: 8 });
+          const result = await agent.stream(conversation.prompt, { maxSteps: 8 });
+          for await (const delta of result.textStream) void delta;
+          await result.steps;
+          return undefined;
+        };
+      },
+    });
+  });
+}

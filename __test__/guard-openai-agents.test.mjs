@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { createGuard } from 'seamguard/openai-agents';
 
 import { RUNS, fieldCases, playsFor, sameInEveryMode, stepsOf } from './field-cases.mjs';
+import { SERVER, serverCases } from './server-cases.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@openai/agents needs Node 22 or later (its openai 7 does); this is Node ${process.versions.node}` : false;
@@ -135,5 +136,35 @@ describe('OpenAI Agents SDK: options and arguments', () => {
     const guard = createGuard();
     assert.throws(() => guard.model('gpt-5'), { name: 'TypeError', message: /guard\.model: model must be an Agents SDK Model.*\(got string\)/ });
     assert.throws(() => guard.modelProvider(null), { name: 'TypeError', message: /guard\.modelProvider: provider must be .*\(got null\)/ });
+  });
+});
+
+/** The SDK's ScriptedModel serving many conversations: each call answered by the router. */
+function routed(router) {
+  const { ScriptedModel, assistantMessage, functionCall, modelResponder } = sdk.testing;
+  const respond = (call) => {
+    const step = router.answer(JSON.stringify(call.request.input));
+    return [
+      ...(step.text === undefined ? [] : [assistantMessage(step.text)]),
+      ...step.calls.map((toolCall) => functionCall(toolCall.toolName, toolCall.input, { callId: toolCall.toolCallId })),
+    ];
+  };
+  return new ScriptedModel(Array.from({ length: 400 }, () => modelResponder(respond)));
+}
+
+describe('OpenAI Agents SDK: one guard for a whole server', { skip }, () => {
+  serverCases({
+    createGuard,
+    agentFor(guard, router) {
+      // Built once, at startup, and serving every conversation.
+      const agent = new sdk.Agent({ name: 'fabric', instructions: SERVER.system, model: guard.model(routed(router)), tools: toolsOf({ tools: SERVER.tools }) });
+      return async (conversation) => {
+        if (!conversation.stream) return sdk.run(agent, conversation.prompt);
+        const result = await sdk.run(agent, conversation.prompt, { stream: true });
+        for await (const delta of result.toTextStream()) void delta;
+        await result.completed;
+        return undefined;
+      };
+    },
   });
 });

@@ -39,7 +39,9 @@ describe('createGuard: options are checked when the guard is made', () => {
   const cases = [
     [42, /options must be an object \(got number\)/],
     [[], /options must be an object \(got an array\)/],
-    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture\)/],
+    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture, maxRuns; did you mean argumentsFrom\?\)/],
+    [{ maxRuns: 0 }, /options\.maxRuns must be a whole number of at least 1 \(got 0\)/],
+    [{ maxRuns: '10' }, /options\.maxRuns must be a whole number of at least 1 \(got string\)/],
     [{ argumentsFrom: ['x'] }, /options\.argumentsFrom must be an object/],
     [{ argumentsFrom: { port_for_device: 'fabric_inventory' } }, /options\.argumentsFrom\["port_for_device"\] must be an array of tool names/],
     [{ argumentsFrom: { a: ['b', 7] } }, /options\.argumentsFrom\["a"\]/],
@@ -124,17 +126,19 @@ describe('never in the way of the run', () => {
     assert.match(guard.findings[0].message, /declared absence/);
   });
 
-  it('an onFinding that throws: the finding is kept, the encounter unreachable, the run goes on', async () => {
+  it('an onFinding that throws: the finding is filed and counted, the error goes to onError, the run goes on', async () => {
     const errors = [];
     const guard = createGuard({ argumentsFrom: ARMED, onFinding: () => { throw new Error('logger down'); }, onError: (e) => errors.push(e) });
     const { text } = await guarded(guard, TRIAGE);
     assert.equal(text, 'Not logged in.');
     assert.equal(guard.findings.length, 1);
     assert.deepEqual(errors.map((e) => e.message), ['logger down']);
-    assert.equal(rows(guard)['empty-lookup'].unreachable, 1);
+    // The books agree: the ledger counts the finding the guard holds.
+    const write = rows(guard)['empty-lookup'];
+    assert.deepEqual([write.checked, write.findings, write.unreachable], [1, 1, 0]);
   });
 
-  it('an onFinding that throws loses no finding: every one is kept, the first error reported', async () => {
+  it('an onFinding that throws loses no finding: every one is kept, each error reported', async () => {
     const errors = [];
     const guard = createGuard({
       argumentsFrom: { port_for_device: ['fabric_inventory'] },
@@ -144,7 +148,7 @@ describe('never in the way of the run', () => {
     const twoArgs = [TRIAGE[0], { calls: [{ toolName: 'port_for_device', input: { wwpn: WWPN, host: 'host-a' } }] }, TRIAGE[2]];
     await guarded(guard, twoArgs);
     assert.deepEqual(guard.findings.map((f) => [f.kind, f.predicate]), [['empty-lookup', 'wwpn'], ['empty-lookup', 'host']]);
-    assert.deepEqual(errors, ['logger down at wwpn']);
+    assert.deepEqual(errors, ['logger down at wwpn', 'logger down at host']);
   });
 
   it('an answer with one unreadable armed call: the others are judged, the answer noted unreachable', async () => {
@@ -279,12 +283,18 @@ describe("the run's record", () => {
   });
 
   it('a result the app filtered out before any prompt held it was never in the window: nothing dangles', async () => {
-    const guard = createGuard({ argumentsFrom: ARMED });
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e) });
     await guarded(guard, [{ calls: [{ toolName: 'fabric_inventory', input: {} }] }, { text: 'Done.' }], {
       prepareStep: ({ stepNumber, messages }) => (stepNumber === 1 ? { messages: messages.filter((m) => m.role === 'user') } : undefined),
     });
     assert.deepEqual(guard.findings, []);
-    assert.equal(rows(guard)['dangling-reference'].notApplicable, 2);
+    // A prompt that drops the model's answer and all after it is the same
+    // prompt a new conversation with that opening sends: it is judged as
+    // one, and nothing dangles in it either.
+    assert.equal(rows(guard)['dangling-reference'].notApplicable, 1);
+    assert.equal(rows(guard)['dangling-reference'].checked, 0);
+    assert.deepEqual(errors, []);
   });
 
   it('toolChoice none withholds every tool from the compose seam', async () => {
@@ -316,8 +326,9 @@ describe("the run's record", () => {
     ];
     await ai.generateText({ model: wrapped, messages });
     const ledger = guard.ledger;
-    // The first 'ok' goes; the second stays: the run goes on.
-    await ai.generateText({ model: wrapped, messages: messages.slice(1) });
+    // The first 'ok' goes; the second stays, with the answer and what
+    // followed: the run goes on.
+    await ai.generateText({ model: wrapped, messages: [...messages.slice(1), { role: 'assistant', content: 'a' }, { role: 'user', content: 'ok' }] });
     assert.equal(guard.ledger, ledger);
   });
 

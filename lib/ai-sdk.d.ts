@@ -1,25 +1,18 @@
 import type { LanguageModelMiddleware } from 'ai';
-import type { ContextError, DispositionLedger, ScaffoldingFilter } from '../index.js';
+import type { ScaffoldingFilter } from '../index.js';
 
-import type { GuardOptions } from './guard.js';
-export type { GuardOptions } from './guard.js';
+import type { GuardOptions, GuardRun } from './guard.js';
+export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
 
 /**
- * A guard over one conversation at a time. It is itself a middleware too,
- * the same as `guard.middleware`, so `middleware: guard` works as well.
+ * A guard, made once and shared by every conversation the wrapped model
+ * serves; each conversation's run is found from its prompt. It is itself a
+ * middleware too, the same as `guard.middleware`, so `middleware: guard`
+ * works as well.
  */
-export interface Guard extends LanguageModelMiddleware {
+export interface Guard extends LanguageModelMiddleware, GuardRun {
   /** For `wrapLanguageModel({ model, middleware: guard.middleware })`. */
   readonly middleware: LanguageModelMiddleware;
-  /**
-   * The current run's findings, the first of each identity (epoch left
-   * out), in filing order. A new array at every read.
-   */
-  readonly findings: readonly ContextError[];
-  /** The current run's ledger: one row per check, every encounter noted. */
-  readonly ledger: DispositionLedger;
-  /** Ends the run here: the next model call starts a new one, with a new ledger. */
-  newRun(): void;
 }
 
 /**

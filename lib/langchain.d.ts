@@ -1,6 +1,6 @@
 import type { GuardOptions, GuardRun } from './guard.js';
 
-export type { GuardOptions } from './guard.js';
+export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
 
 /**
  * The guard's agent middleware, for `createAgent({ middleware: [...] })`.
@@ -14,9 +14,10 @@ export interface GuardMiddleware {
 }
 
 /**
- * A guard over one conversation at a time, for a LangChain.js agent
- * (`createAgent`). It is itself the middleware too, the same as
- * `guard.middleware`.
+ * A guard for a LangChain.js agent (`createAgent`), made once and shared by
+ * every conversation the agent serves: each run is found by its thread
+ * (`configurable.thread_id`), or from its prompt. It is itself the
+ * middleware too, the same as `guard.middleware`.
  */
 export interface Guard extends GuardMiddleware, GuardRun {
   /** For `createAgent({ ..., middleware: [guard.middleware] })`. */

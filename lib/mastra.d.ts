@@ -1,10 +1,10 @@
 import type { Processor } from '@mastra/core/processors';
 import type { GuardOptions, GuardRun } from './guard.js';
 
-export type { GuardOptions } from './guard.js';
+export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
 
 /**
- * A guard over one conversation at a time, for a Mastra agent: a processor
+ * A guard, made once and shared by every request a Mastra agent serves, for a Mastra agent: a processor
  * for both its `inputProcessors` and its `outputProcessors`.
  */
 export interface Guard extends Processor<'seamguard'>, GuardRun {

@@ -1,9 +1,9 @@
 import type { Model, ModelProvider } from '@openai/agents';
 import type { GuardOptions, GuardRun } from './guard.js';
 
-export type { GuardOptions } from './guard.js';
+export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
 
-/** A guard over one conversation at a time, for the OpenAI Agents SDK. */
+/** A guard, made once and shared by every run of the agents whose model it wraps, for the OpenAI Agents SDK. */
 export interface Guard extends GuardRun {
   /**
    * The agent's model, guarded: `new Agent({ ..., model: guard.model(model) })`.

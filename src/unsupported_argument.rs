@@ -109,6 +109,9 @@ pub struct ExternalGrounding {
 pub struct UnsupportedArguments {
     pub findings: Vec<ContextError>,
     pub external_groundings: Vec<ExternalGrounding>,
+    /// The tool call id each finding is about, one per finding, in order:
+    /// a guard routes a finding to its call without reading its prose.
+    pub finding_calls: Vec<Vec<u16>>,
 }
 
 /// The frame a response was chosen from: what the run served, what the
@@ -221,14 +224,17 @@ where
                 value: leaf.units,
                 source: frame.external[by].source.clone(),
             }),
-            Some(verdict) => answer.findings.push(finding(
-                choice,
-                &fixes[leaf.call],
-                leaf,
-                matches!(verdict, Verdict::SelfReferenced),
-                &frame_provenance,
-                epoch,
-            )),
+            Some(verdict) => {
+                answer.finding_calls.push(choice.tool_call_id.clone());
+                answer.findings.push(finding(
+                    choice,
+                    &fixes[leaf.call],
+                    leaf,
+                    matches!(verdict, Verdict::SelfReferenced),
+                    &frame_provenance,
+                    epoch,
+                ));
+            }
         }
     }
     Ok(answer)

@@ -6,14 +6,19 @@
 // at run time.
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
-const { offeredTools } = require('./tools.cjs');
+const { offeredTools, functionTools } = require('./tools.cjs');
 
-/** The text parts (and reasoning) of a message's content, one per line. */
+/**
+ * The text parts (and reasoning) of a message's content, one per line; an
+ * empty part adds no line (a response message leaves empty parts out).
+ */
 function textOf(content) {
   if (typeof content === 'string') return content;
   let text = '';
   for (const part of content) {
-    if (part.type === 'text' || part.type === 'reasoning') text = text === '' ? part.text : `${text}\n${part.text}`;
+    if ((part?.type === 'text' || part?.type === 'reasoning') && typeof part.text === 'string' && part.text !== '') {
+      text = text === '' ? part.text : `${text}\n${part.text}`;
+    }
   }
   return text;
 }
@@ -39,8 +44,9 @@ function readOutput(output) {
 
 /** The call id of the first part of this type, if any. */
 function firstCallId(content, type) {
+  if (!Array.isArray(content)) return undefined;
   for (const part of content) {
-    if (part.type === type) return part.toolCallId;
+    if (part?.type === type) return part.toolCallId;
   }
   return undefined;
 }
@@ -81,6 +87,7 @@ const promptMessages = {
         const calls = [];
         const results = [];
         for (const part of message.content) {
+          if (part === null || typeof part !== 'object') continue;
           if (part.type === 'tool-call') calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
           // A provider-executed tool's result sits in the assistant message.
           else if (part.type === 'tool-result') results.push(resultEntry(part));
@@ -88,7 +95,7 @@ const promptMessages = {
         return [{ role: 'assistant', text: textOf(message.content), calls }, ...results];
       }
       case 'tool':
-        return message.content.filter((part) => part.type === 'tool-result').map(resultEntry);
+        return message.content.filter((part) => part?.type === 'tool-result').map(resultEntry);
       default:
         return [];
     }
@@ -96,54 +103,116 @@ const promptMessages = {
 };
 
 /**
- * A guard for one conversation at a time: `middleware` for
- * `wrapLanguageModel`, the run's `findings` and its `ledger`.
+ * The guard's side of one AI SDK model call, for this middleware and for
+ * the adapters that run AI SDK models (Mastra): `begin(params)` before the
+ * call (a promise of the call, `undefined` when nothing is judged), then
+ * `answered(call, content)` with the answer's content parts, or
+ * `failed(call)` when the model call threw. `scope` is the conversation's
+ * identity where the caller has one (see Guard.modelCall).
+ */
+function modelCalls(guard) {
+  return {
+    begin: (params, scope) => guard.attempt(() => guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope)),
+    answered: (call, content) =>
+      guard.attempt(() => {
+        const parts = Array.isArray(content) ? content : [];
+        const calls = parts.filter((part) => part?.type === 'tool-call');
+        guard.answered(call, calls, { role: 'assistant', content: parts }, promptMessages);
+      }),
+    failed: (call) => guard.attempt(() => guard.failed(call)),
+  };
+}
+
+/**
+ * A streamed answer's content as the response message will hold it: its
+ * texts and reasonings (by id, in the order they began) and its tool calls.
+ */
+function streamedContent() {
+  const content = [];
+  const open = new Map();
+  const add = (type, id, delta) => {
+    const key = `${type}\u0000${id}`;
+    let part = open.get(key);
+    if (part === undefined) {
+      part = { type, text: '' };
+      open.set(key, part);
+      content.push(part);
+    }
+    if (typeof delta === 'string') part.text += delta;
+  };
+  return {
+    content,
+    read(part) {
+      switch (part?.type) {
+        case 'text-delta':
+          add('text', part.id, part.delta ?? part.text);
+          break;
+        case 'reasoning-delta':
+          add('reasoning', part.id, part.delta ?? part.text);
+          break;
+        case 'tool-call':
+          content.push(part);
+          break;
+        default:
+      }
+    },
+  };
+}
+
+/**
+ * A guard: `middleware` for `wrapLanguageModel`, made once and shared by
+ * every conversation the model serves; each conversation's run is found
+ * from its prompt. `findings` and `ledger` are the latest run's,
+ * `run(id)` any live run's.
  */
 function createGuard(options) {
   const guard = new Guard(options, 'createGuard');
-
-  /** The guard's side of a model call; its failure never reaches the run. */
-  const begin = (params) => {
-    try {
-      return guard.modelCall(params.prompt ?? [], promptMessages, offeredTools(params));
-    } catch (error) {
-      guard.report(error);
-      return undefined;
-    }
-  };
-  const answered = (calls, epoch) => {
-    try {
-      guard.answered(calls, epoch);
-    } catch (error) {
-      guard.report(error);
-    }
-  };
+  const calls = modelCalls(guard);
 
   const middleware = {
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params }) {
-      const epoch = begin(params);
-      const result = await doGenerate();
-      if (epoch !== undefined) answered((result.content ?? []).filter((part) => part.type === 'tool-call'), epoch);
+      const call = await calls.begin(params);
+      let result;
+      try {
+        result = await doGenerate();
+      } catch (error) {
+        if (call !== undefined) calls.failed(call);
+        throw error;
+      }
+      if (call !== undefined) calls.answered(call, result?.content);
       return result;
     },
     async wrapStream({ doStream, params }) {
-      const epoch = begin(params);
-      const response = await doStream();
-      if (epoch === undefined) return response;
-      // The answer's calls are judged together, when the answer is whole:
-      // at its finish part, or when the stream ends without one.
-      const calls = [];
+      const call = await calls.begin(params);
+      let response;
+      try {
+        response = await doStream();
+      } catch (error) {
+        if (call !== undefined) calls.failed(call);
+        throw error;
+      }
+      if (call === undefined) return response;
+      // The answer is judged whole: at its finish part, or when the stream
+      // ends without one. A stream that errors fails the call.
+      const answer = streamedContent();
       let judged = false;
       const judge = () => {
         if (judged) return;
         judged = true;
-        answered(calls, epoch);
+        calls.answered(call, answer.content);
       };
       const watch = new TransformStream({
         transform(part, controller) {
-          if (part.type === 'tool-call') calls.push(part);
-          else if (part.type === 'finish') judge();
+          try {
+            if (part?.type === 'error') {
+              judged = true;
+              calls.failed(call);
+            } else if (part?.type === 'finish') judge();
+            else answer.read(part);
+          } catch (error) {
+            guard.report(error);
+          }
           controller.enqueue(part);
         },
         flush: judge,
@@ -161,3 +230,5 @@ function createGuard(options) {
 }
 
 exports.createGuard = createGuard;
+exports.modelCalls = modelCalls;
+exports.promptMessages = promptMessages;

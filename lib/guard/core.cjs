@@ -1,25 +1,41 @@
 'use strict';
-// The guard: seamguard's three checks inside an agent framework's own loop,
-// for one conversation at a time. It knows no framework. An adapter hands it,
-// at every model call, the prompt as the framework's own messages (with a
-// translator that reads them) and the tools on offer; and, when the answer
-// arrives, the answer's tool calls. The guard keeps one RunCorpus in step
-// with the prompts, judges each seam, files findings and keeps the run's
-// ledger. An adapter decides nothing of this; it only translates.
+// The guard: seamguard's three checks inside an agent framework's own loop.
+// It knows no framework. An adapter hands it, at every model call, the
+// prompt as the framework's own messages (with a translator that reads
+// them), the tools on offer and, where the framework has one, the run's own
+// identity; and, when the answer arrives, the answer's tool calls. The guard
+// finds the run the call belongs to, keeps that run's RunCorpus in step with
+// its prompts, judges each seam, files findings and keeps the run's ledger.
+// An adapter decides nothing of this; it only translates.
 //
-// What the guard never does: change what the model or a tool sees, or throw
-// into the user's run. A check that cannot be made is an `unreachable` note
-// and an error handed to `onError`.
+// One guard serves any number of conversations at once, as an agent built at
+// startup does (runs.cjs tells them apart). What it never does: change what
+// the model or a tool sees, or throw into the user's run. A check that
+// cannot be made is an `unreachable` note and an error handed to `onError`.
 
 const native = require('../../index.js');
 const { beginIntegrityRun, contextErrorIdentity } = require('../accounting.cjs');
 const { declaredEnumValuesOf } = require('../enums.cjs');
 const { searchableText } = require('./text.cjs');
+const { Runs } = require('./runs.cjs');
+const { closestNames } = require('./names.cjs');
+const { MESSAGE_KINDS } = require('./kinds.cjs');
 
-const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture'];
+// Marks the one error a guard throws into a run: a misspelt name in
+// `argumentsFrom` under `posture: 'dev'`.
+const MISUSE = Symbol('seamguard.misuse');
+
+const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns'];
+const DEFAULT_MAX_RUNS = 1000;
+const CHECK_ROWS = [
+  ['empty-lookup', 'write'],
+  ['unsupported-argument', 'choice'],
+  ['dangling-reference', 'compose'],
+];
 
 const describe = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 const isRecord = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isThenable = (value) => value !== null && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
 
 /**
  * Reads and checks a guard's options once, when the guard is made. Every
@@ -30,11 +46,13 @@ function readOptions(options, who) {
   if (!isRecord(options)) throw new TypeError(`${who}: options must be an object (got ${describe(options)})`);
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
-      throw new TypeError(`${who}: unknown option ${JSON.stringify(key)} (known: ${OPTION_KEYS.join(', ')})`);
+      const close = closestNames(key, OPTION_KEYS);
+      const hint = close.length > 0 ? `; did you mean ${close[0]}?` : '';
+      throw new TypeError(`${who}: unknown option ${JSON.stringify(key)} (known: ${OPTION_KEYS.join(', ')}${hint})`);
     }
   }
   const grounds = new Map();
-  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod' } = options;
+  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS } = options;
   if (!isRecord(argumentsFrom)) {
     throw new TypeError(`${who}: options.argumentsFrom must be an object of tool name to tool names (got ${describe(argumentsFrom)})`);
   }
@@ -64,7 +82,10 @@ function readOptions(options, who) {
   if (posture !== 'dev' && posture !== 'prod') {
     throw new TypeError(`${who}: options.posture must be 'dev' or 'prod' (got ${JSON.stringify(posture) ?? describe(posture)})`);
   }
-  return { grounds, readers, onFinding, onError, posture };
+  if (!Number.isSafeInteger(maxRuns) || maxRuns < 1) {
+    throw new TypeError(`${who}: options.maxRuns must be a whole number of at least 1 (got ${typeof maxRuns === 'number' ? maxRuns : describe(maxRuns)})`);
+  }
+  return { grounds, readers, onFinding, onError, posture, maxRuns };
 }
 
 /**
@@ -79,45 +100,55 @@ function defaultReading(value) {
 }
 
 /**
- * A guard for one conversation at a time.
- *
- * The translator an adapter passes to `modelCall` reads its framework's
- * messages:
- * - `kindOf(message)`, a small number (a kind is a role, or a role with or
- *   without tool calls), and `keyOf(message, kind)`, a string: together
- *   they name the message across model calls (the
- *   framework rebuilds its message objects, so identity will not do): a key
- *   is unique among its kind's messages, a call id or the text. They are
- *   asked for every message of every prompt, so they must be cheap: a
- *   property read, never a string built.
- * - `entriesOf(message)`: what the message holds, asked once, when it first
- *   appears: an array of `{ role: 'system' | 'user', text }`,
- *   `{ role: 'assistant', text, calls: [{ toolCallId, toolName, input }] }`
- *   (input decoded) and `{ role: 'tool', toolName, toolCallId, value, error }`
- *   (value as the model reads it).
+ * A run's ledger: the disposition ledger, whose `report()` rows also say
+ * why their encounters went unreachable, where the guard knows (`reasons`,
+ * each once: a name in `argumentsFrom` no offered tool has, a message it
+ * could not read). `explain(check, seam, reason)` adds one.
  */
-class Guard {
-  constructor(options, who) {
-    const { grounds, readers, onFinding, onError, posture } = readOptions(options, who);
-    this.who = who;
-    this.grounds = grounds;
-    this.readers = readers;
-    this.onFinding = onFinding;
-    this.onError = onError;
-    this.posture = posture;
-    this.warned = false;
+function explainedLedger(ledger) {
+  const reasons = new Map();
+  return Object.freeze({
+    ...ledger,
+    explain(check, seam, reason) {
+      const key = `${check}\u0000${seam}`;
+      const said = reasons.get(key) ?? [];
+      if (!said.includes(reason)) reasons.set(key, [...said, reason]);
+    },
+    report() {
+      return ledger.report().map((row) => {
+        const said = reasons.get(`${row.check}\u0000${row.seam}`);
+        return said === undefined ? row : { ...row, reasons: [...said] };
+      });
+    },
+  });
+}
+
+/**
+ * One conversation's run: its corpus, findings and ledger, and the
+ * messages of its window by kind and key. A guard holds one per live
+ * conversation; `Runs` finds them.
+ */
+class Run {
+  constructor(guard, id) {
+    this.guard = guard;
+    this.id = id;
     this.corpus = new native.RunCorpus();
-    this.startRun();
+    // What `Runs` keeps to find this run again: see runs.cjs.
+    this.state = 'new';
+    this.frontier = undefined;
+    this.begin();
   }
 
-  /** Forgets the run so far: the next model call starts a new one. */
-  startRun() {
+  /** Starts the run afresh: the next model call is its first. */
+  begin() {
     this.corpus.clear();
-    const armed = this.grounds.size > 0;
-    this.ledger = beginIntegrityRun({
-      armed: { 'empty-lookup': armed, 'unsupported-argument': armed, 'dangling-reference': armed },
-      posture: this.posture,
-    });
+    const armed = this.guard.grounds.size > 0;
+    this.ledger = explainedLedger(
+      beginIntegrityRun({
+        armed: { 'empty-lookup': armed, 'unsupported-argument': armed, 'dangling-reference': armed },
+        posture: this.guard.posture,
+      }),
+    );
     this.findings = [];
     this.identities = new Set();
     // Per kind of message, message key -> { ids, calls, pass, system }: the
@@ -129,130 +160,9 @@ class Guard {
     this.calls = new Map();
     this.pass = 0;
     this.epoch = -1;
-  }
-
-  /**
-   * One model call: brings the corpus in step with `messages`, judges the
-   * write seam for each armed result the model is about to read and the
-   * compose seam for the armed tools on offer. Returns the call's `epoch`,
-   * to hand to `answered` with the answer's tool calls (`undefined` when
-   * no tool is armed: there is nothing to judge).
-   *
-   * @param messages the prompt, in the framework's own message objects.
-   * @param translator reads them (see the class comment).
-   * @param offered the tools on offer: `[{ name, inputSchema }]`.
-   */
-  modelCall(messages, translator, offered) {
-    // With no tool armed every row says not-applicable once, at the start,
-    // and nothing a prompt holds can change that.
-    if (this.grounds.size === 0) return undefined;
-    const fresh = this.sync(messages, translator);
-    const epoch = this.epoch;
-    this.offered = offered;
-    for (const appeared of fresh) this.pushMessage(appeared, translator, epoch);
-    this.judgeCompose(offered, epoch);
-    return epoch;
-  }
-
-  /**
-   * The answer of the model call numbered `epoch` arrived with these tool
-   * calls (`[{ toolCallId, toolName, input }]`, input as JSON text or decoded):
-   * judges the choice seam against the frame that call was given.
-   */
-  answered(calls, epoch) {
-    if (epoch !== this.epoch) return;
-    const choices = [];
-    let unreadable;
-    for (const call of calls) {
-      const from = this.grounds.get(call.toolName);
-      if (from === undefined) continue;
-      try {
-        choices.push({
-          toolName: call.toolName,
-          toolCallId: call.toolCallId,
-          args: typeof call.input === 'string' ? JSON.parse(call.input) : call.input,
-          argumentsFrom: from,
-          declaredEnums: declaredEnumValuesOf(this.schemaOf(call.toolName)),
-        });
-      } catch (error) {
-        unreadable ??= new TypeError(`${this.who}: the input of tool call ${JSON.stringify(call.toolCallId)} to ${call.toolName} could not be read: ${error?.message ?? error}`);
-      }
-    }
-    this.encounter('unsupported-argument', 'choice', epoch, () => {
-      const answer = this.corpus.unsupportedArgumentsOf(choices, {}, epoch);
-      if (unreadable === undefined) return answer;
-      // The calls that could be read are judged; the answer as a whole was
-      // not, so it is noted unreachable.
-      this.file(answer.findings);
-      throw unreadable;
-    });
-  }
-
-  /** The offered tool's input schema, if the model call listed it. */
-  schemaOf(toolName) {
-    return this.offered?.find((tool) => tool.name === toolName)?.inputSchema;
-  }
-
-  /**
-   * Matches the prompt's messages against the run's, evicts what the prompt
-   * dropped and returns the messages it adds, in order, each as
-   * `{ message, kind, key }`. A prompt that shares no message but system
-   * messages with the run starts a new run.
-   *
-   * This is the one part of a model call that reads every message of the
-   * prompt, so it only asks each for its kind and key, and looks the key up
-   * in that kind's map: no string is built, and a key string the framework
-   * hands again at every call keeps the hash V8 cached for it.
-   */
-  sync(messages, translator) {
-    const pass = ++this.pass;
-    const fresh = [];
-    let continued = false;
-    let matched = 0;
-    for (const message of messages) {
-      const kind = translator.kindOf(message);
-      const records = this.records[kind] ?? this.recordsOf(kind);
-      const key = translator.keyOf(message, kind);
-      let record = records.get(key);
-      // Two messages with the same key in one prompt (two "ok"s from the
-      // user) are told apart by their order: the second is `key` numbered 2.
-      for (let n = 2; record !== undefined && record.pass === pass; n++) {
-        record = records.get(`${key}\u0000${n}`);
-      }
-      if (record === undefined) {
-        fresh.push({ message, kind, key });
-      } else {
-        record.pass = pass;
-        matched += 1;
-        if (!record.system) continued = true;
-      }
-    }
-    if (this.recordCount > 0 && !continued) {
-      this.startRun();
-      this.pass = pass;
-      this.epoch = 0;
-      return messages.map((message) => {
-        const kind = translator.kindOf(message);
-        return { message, kind, key: translator.keyOf(message, kind) };
-      });
-    }
-    this.epoch += 1;
-    // Every message of the run is in this prompt: nothing to evict.
-    if (matched === this.recordCount) return fresh;
-    const dropped = [];
-    for (const records of this.records) {
-      if (records === undefined) continue;
-      for (const [key, record] of records) {
-        if (record.pass === pass) continue;
-        for (const id of record.ids) dropped.push(id);
-        // A call the window dropped is no one's to judge by any more.
-        for (const callId of record.calls) this.calls.delete(callId);
-        records.delete(key);
-        this.recordCount -= 1;
-      }
-    }
-    if (dropped.length > 0) this.corpus.evict(dropped);
-    return fresh;
+    this.offered = undefined;
+    this.namesChecked = false;
+    this.unreadableSaid = false;
   }
 
   /** The map of one kind's messages, by key. */
@@ -261,149 +171,563 @@ class Guard {
     return this.records[kind];
   }
 
-  /** Pushes one message that just appeared; an armed result is judged first. */
-  pushMessage({ message, kind, key: base }, translator, epoch) {
-    const ids = [];
-    const calls = [];
-    let system = true;
-    for (const entry of translator.entriesOf(message)) {
-      if (entry.role !== 'system') system = false;
-      if (entry.role === 'tool') {
-        if (this.grounds.has(entry.toolName)) this.judgeWrite(entry, epoch);
-        ids.push(this.corpus.push({ role: 'tool', toolName: entry.toolName, text: searchableText(entry.value) }));
-      } else if (entry.role === 'assistant') {
-        let text = entry.text;
-        for (const call of entry.calls) {
-          this.calls.set(call.toolCallId, call);
-          calls.push(call.toolCallId);
-          text += `\n${searchableText(call.input)}`;
-        }
-        ids.push(this.corpus.push({ role: 'assistant', text }));
-      } else {
-        ids.push(this.corpus.push({ role: entry.role, text: entry.text }));
-      }
-    }
-    const records = this.recordsOf(kind);
-    let key = base;
-    // The first numbered key the run does not hold yet, as `sync` looks them up.
-    for (let n = 2; records.has(key); n++) key = `${base}\u0000${n}`;
-    records.set(key, { ids, calls, pass: this.pass, system });
-    this.recordCount += 1;
+  /** What a user sees of the run: `{ id, findings, ledger }`, findings a copy. */
+  view() {
+    return { id: this.id, findings: this.findings.slice(), ledger: this.ledger };
+  }
+}
+
+/**
+ * The guard core: options, the live runs, and the checks.
+ *
+ * The translator an adapter passes to `modelCall` reads its framework's
+ * messages:
+ * - `kindOf(message)`, a small number (a kind is a role, or a role with or
+ *   without tool calls), and `keyOf(message, kind)`, a string: together
+ *   they name the message across model calls (the framework rebuilds its
+ *   message objects, so identity will not do): a key is unique among its
+ *   kind's messages, a call id or the text. They are asked for every
+ *   message of every prompt, so they must be cheap: a property read, never
+ *   a string built.
+ * - `entriesOf(message)`: what the message holds, asked once, when it first
+ *   appears: an array of `{ role: 'system' | 'user', text }`,
+ *   `{ role: 'assistant', text, calls: [{ toolCallId, toolName, input }] }`
+ *   (input decoded) and `{ role: 'tool', toolName, toolCallId, value, error }`
+ *   (value as the model reads it).
+ * Any of them may throw on a message it cannot read: that message is noted
+ * unreachable once and the rest of the run is judged as before.
+ */
+class Guard {
+  constructor(options, who) {
+    const { grounds, readers, onFinding, onError, posture, maxRuns } = readOptions(options, who);
+    this.who = who;
+    this.grounds = grounds;
+    this.readers = readers;
+    this.onFinding = onFinding;
+    this.onError = onError;
+    this.posture = posture;
+    // Said once per guard: the first error with no onError, an onError that
+    // failed, each misspelt name.
+    this.said = new Set();
+    this.runs = new Runs(this, maxRuns);
+    // The run of the latest model call: what `guard.findings` and
+    // `guard.ledger` show, for a guard that serves one conversation.
+    this.latest = this.makeRun(this.runs.newId());
   }
 
-  /** The write seam: an armed tool's result, before the model reads it. */
-  judgeWrite(entry, epoch) {
-    this.encounter('empty-lookup', 'write', epoch, () => {
-      const call = this.calls.get(entry.toolCallId);
-      if (call === undefined) {
-        // The window kept the result but not the call that asked for it:
-        // there are no arguments to judge.
-        return { findings: [], disposition: 'unreachable' };
+  /** A new run named `id`. */
+  makeRun(id) {
+    return new Run(this, id);
+  }
+
+  /**
+   * Runs the guard's side of a model call, `fn`, so that its failure never
+   * reaches the run: what it throws or rejects with goes to onError, and
+   * `undefined` is the result. The one exception is a misuse `dev` posture
+   * asks to be thrown.
+   */
+  attempt(fn) {
+    const failed = (error) => {
+      if (error?.[MISUSE] === true) throw error;
+      this.report(error);
+      return undefined;
+    };
+    try {
+      const result = fn();
+      return isThenable(result) ? Promise.resolve(result).then(undefined, failed) : result;
+    } catch (error) {
+      return failed(error);
+    }
+  }
+
+  /**
+   * One model call: finds its run (by `scope`, the framework's own identity
+   * for the conversation, or else from the prompt), brings the run's corpus
+   * in step with `messages`, judges the write seam for each armed result the
+   * model is about to read and the compose seam for the armed tools on
+   * offer. Returns the call, `{ run, epoch }`, to hand to `answered` or
+   * `failed`; `undefined` when no tool is armed (there is nothing to judge).
+   * Returns a promise only when a `readResult` does.
+   *
+   * @param messages the prompt, in the framework's own message objects.
+   * @param translator reads them (see the class comment).
+   * @param offered the tools the model may call: `[{ name, inputSchema }]`.
+   * @param told the tools the model was told about (`offered` when not given).
+   * @param scope the framework's identity of the conversation, if it has
+   *   one: a string (a thread id), or the run an earlier call of the same
+   *   request found (kept in the framework's per-request state).
+   */
+  modelCall(messages, translator, offered, told = offered, scope = undefined) {
+    // With no tool armed every row says not-applicable once, at the start,
+    // and nothing a prompt holds can change that.
+    if (this.grounds.size === 0) return undefined;
+    const found = this.runs.find(messages, translator, scope);
+    const { run } = found;
+    this.latest = run;
+    const fresh = found.restart ? this.restart(run, messages, translator) : this.sync(run, messages, translator);
+    const epoch = run.epoch;
+    run.offered = offered;
+    if (!run.namesChecked && told.length > 0) {
+      run.namesChecked = true;
+      this.checkNames(run, told, epoch);
+    }
+    const call = { run, epoch };
+    for (let i = 0; i < fresh.length; i++) {
+      const pending = this.pushMessage(run, fresh[i], translator, epoch);
+      if (pending !== undefined) return this.finishPushes(call, pending, fresh, i + 1, translator, offered);
+    }
+    this.judgeCompose(run, offered, epoch);
+    return call;
+  }
+
+  /** The rest of `modelCall` once a `readResult` answered with a promise. */
+  async finishPushes(call, pending, fresh, from, translator, offered) {
+    await pending;
+    for (let i = from; i < fresh.length; i++) await this.pushMessage(call.run, fresh[i], translator, call.epoch);
+    this.judgeCompose(call.run, offered, call.epoch);
+    return call;
+  }
+
+  /**
+   * The answer of `call` arrived with these tool calls (`[{ toolCallId,
+   * toolName, input }]`, input as JSON text or decoded): judges the choice
+   * seam against the frame that call was given. `answer`, when given, is the
+   * answer as a prompt message the translator reads: the next prompt of the
+   * same conversation holds it, which is how the run is found again.
+   */
+  answered(call, calls, answer, translator) {
+    if (call === undefined) return;
+    const { run, epoch } = call;
+    this.runs.answered(run, answer, translator);
+    if (epoch !== run.epoch) return;
+    const choices = [];
+    let unreadable;
+    for (const toolCall of calls) {
+      const from = this.grounds.get(toolCall.toolName);
+      if (from === undefined) continue;
+      try {
+        choices.push({
+          toolName: toolCall.toolName,
+          toolCallId: toolCall.toolCallId,
+          args: typeof toolCall.input === 'string' ? JSON.parse(toolCall.input) : toolCall.input,
+          argumentsFrom: from,
+          declaredEnums: declaredEnumValuesOf(this.schemaOf(run, toolCall.toolName)),
+        });
+      } catch (error) {
+        unreadable ??= new TypeError(`${this.who}: the input of tool call ${JSON.stringify(toolCall.toolCallId)} to ${toolCall.toolName} could not be read: ${error?.message ?? error}`);
       }
-      const reader = this.readers.get(entry.toolName);
-      const reading = entry.error ? undefined : reader !== undefined ? reader(entry.value) : defaultReading(entry.value);
-      return this.corpus.emptyLookupOf(
-        {
-          toolName: entry.toolName,
-          toolCallId: entry.toolCallId,
-          args: call.input,
-          argumentsFrom: this.grounds.get(entry.toolName),
-          reading,
-        },
-        epoch,
-      );
+    }
+    this.encounter(run, 'unsupported-argument', 'choice', epoch, () => {
+      const answer = run.corpus.unsupportedArgumentsByCallOf(choices, {}, epoch);
+      // Each finding is about the call the check names for it.
+      const findings = answer.findings.map((finding, i) => ({ finding, toolCallId: answer.findingCalls[i] }));
+      if (unreadable === undefined) return { findings, disposition: answer.disposition };
+      // The calls that could be read are judged; the answer as a whole was
+      // not, so it is noted unreachable.
+      this.file(run, findings);
+      throw unreadable;
     });
   }
 
+  /** The model call `call` failed: the run waits for the same prompt again. */
+  failed(call) {
+    if (call !== undefined) this.runs.failed(call.run);
+  }
+
+  /** The offered tool's input schema, if the model call listed it. */
+  schemaOf(run, toolName) {
+    return run.offered?.find((tool) => tool.name === toolName)?.inputSchema;
+  }
+
+  /** Starts `run` afresh at this prompt: every message in it is new. */
+  restart(run, messages, translator) {
+    run.begin();
+    run.pass = 1;
+    run.epoch = 0;
+    const fresh = [];
+    for (const message of messages) {
+      const read = this.kindAndKey(run, message, translator);
+      if (read !== undefined) fresh.push(read);
+    }
+    return fresh;
+  }
+
+  /** `{ message, kind, key }`, or `undefined` (said once) when the translator cannot read it. */
+  kindAndKey(run, message, translator) {
+    try {
+      const kind = translator.kindOf(message);
+      return { message, kind, key: translator.keyOf(message, kind) };
+    } catch (error) {
+      this.unreadable(run, error);
+      return undefined;
+    }
+  }
+
+  /**
+   * Matches the prompt's messages against the run's, evicts what the prompt
+   * dropped and returns the messages it adds, in order, each as
+   * `{ message, kind, key }`. A prompt that shares no message but system
+   * messages with the run starts the run afresh.
+   *
+   * This is the one part of a model call that reads every message of the
+   * prompt, so it only asks each for its kind and key, and looks the key up
+   * in that kind's map: no string is built, and a key string the framework
+   * hands again at every call keeps the hash V8 cached for it.
+   */
+  sync(run, messages, translator) {
+    const pass = ++run.pass;
+    const fresh = [];
+    let continued = false;
+    let matched = 0;
+    for (const message of messages) {
+      const read = this.kindAndKey(run, message, translator);
+      if (read === undefined) continue;
+      const { kind, key } = read;
+      const records = run.records[kind] ?? run.recordsOf(kind);
+      let record = records.get(key);
+      // Two messages with the same key in one prompt (two "ok"s from the
+      // user) are told apart by their order: the second is `key` numbered 2.
+      for (let n = 2; record !== undefined && record.pass === pass; n++) {
+        record = records.get(`${key}\u0000${n}`);
+      }
+      if (record === undefined) {
+        fresh.push(read);
+      } else {
+        record.pass = pass;
+        matched += 1;
+        if (!record.system) continued = true;
+      }
+    }
+    if (run.recordCount > 0 && !continued) return this.restart(run, messages, translator);
+    run.epoch += 1;
+    // Every message of the run is in this prompt: nothing to evict.
+    if (matched === run.recordCount) return fresh;
+    const dropped = [];
+    for (const records of run.records) {
+      if (records === undefined) continue;
+      for (const [key, record] of records) {
+        if (record.pass === pass) continue;
+        for (const id of record.ids) dropped.push(id);
+        // A call the window dropped is no one's to judge by any more.
+        for (const callId of record.calls) run.calls.delete(callId);
+        records.delete(key);
+        run.recordCount -= 1;
+      }
+    }
+    if (dropped.length > 0) run.corpus.evict(dropped);
+    return fresh;
+  }
+
+  /**
+   * Pushes one message that just appeared; an armed result is judged first.
+   * A message the translator cannot read is recorded with nothing in the
+   * corpus (so it is not read again) and noted unreachable once. Returns a
+   * promise only when a `readResult` did.
+   */
+  pushMessage(run, appeared, translator, epoch) {
+    const { message, kind, key: base } = appeared;
+    let system = true;
+    let entries;
+    try {
+      entries = translator.entriesOf(message);
+      if (!Array.isArray(entries)) throw new TypeError(`the message reads as ${describe(entries)}, not a list of entries`);
+    } catch (error) {
+      entries = [];
+      system = false;
+      this.unreadable(run, error, epoch);
+    }
+    const record = { ids: [], calls: [], pass: run.pass, system };
+    const records = run.recordsOf(kind);
+    let key = base;
+    // The first numbered key the run does not hold yet, as `sync` looks them up.
+    for (let n = 2; records.has(key); n++) key = `${base}\u0000${n}`;
+    records.set(key, record);
+    run.recordCount += 1;
+    return this.pushEntries(run, record, entries, 0, epoch);
+  }
+
+  /**
+   * Pushes a message's entries from `start` on, each armed result judged
+   * before it is pushed. When a `readResult` answers with a promise, the
+   * rest waits for it: the result is then pushed, and the rest follows.
+   */
+  pushEntries(run, record, entries, start, epoch) {
+    for (let i = start; i < entries.length; i++) {
+      const entry = entries[i];
+      try {
+        if (entry.role !== 'system') record.system = false;
+        if (entry.role !== 'tool') {
+          this.pushEntry(run, record, entry);
+          continue;
+        }
+        const pending = this.grounds.has(entry.toolName) ? this.judgeWrite(run, entry, epoch) : undefined;
+        const push = () => record.ids.push(run.corpus.push({ role: 'tool', toolName: String(entry.toolName), text: searchableText(entry.value) }));
+        if (pending === undefined) {
+          push();
+          continue;
+        }
+        return pending.then(() => {
+          try {
+            push();
+          } catch (error) {
+            this.unreadable(run, error, epoch);
+          }
+          return this.pushEntries(run, record, entries, i + 1, epoch);
+        });
+      } catch (error) {
+        this.unreadable(run, error, epoch);
+      }
+    }
+    return undefined;
+  }
+
+  /** Pushes a system, user or assistant entry. */
+  pushEntry(run, record, entry) {
+    if (entry.role === 'assistant') {
+      let text = typeof entry.text === 'string' ? entry.text : '';
+      for (const call of entry.calls ?? []) {
+        run.calls.set(call.toolCallId, call);
+        record.calls.push(call.toolCallId);
+        text += `\n${searchableText(call.input)}`;
+      }
+      record.ids.push(run.corpus.push({ role: 'assistant', text }));
+    } else {
+      record.ids.push(run.corpus.push({ role: entry.role === 'system' ? 'system' : 'user', text: typeof entry.text === 'string' ? entry.text : '' }));
+    }
+  }
+
+  /**
+   * A message the guard could not read: every armed check is noted
+   * unreachable at this call, once per run, and the error goes to onError.
+   */
+  unreadable(run, error, epoch = run.epoch) {
+    if (run.unreadableSaid) return;
+    run.unreadableSaid = true;
+    const reason = `a message could not be read: ${error?.message ?? error}`;
+    for (const [check, seam] of CHECK_ROWS) {
+      run.ledger.note(check, seam, 'unreachable', epoch);
+      run.ledger.explain(check, seam, reason);
+    }
+    this.report(new TypeError(`${this.who}: ${reason}; it is left out of run ${run.id}, whose other messages are judged as before`, { cause: error }));
+  }
+
+  /**
+   * The write seam: an armed tool's result, before the model reads it.
+   * Returns a promise only when the tool's `readResult` returned one.
+   */
+  judgeWrite(run, entry, epoch) {
+    const call = run.calls.get(entry.toolCallId);
+    if (call === undefined) {
+      // The window kept the result but not the call that asked for it:
+      // there are no arguments to judge.
+      run.ledger.note('empty-lookup', 'write', 'unreachable', epoch);
+      return undefined;
+    }
+    const reader = this.readers.get(entry.toolName);
+    let reading;
+    try {
+      reading = entry.error ? undefined : reader !== undefined ? reader(entry.value) : defaultReading(entry.value);
+    } catch (error) {
+      this.encounter(run, 'empty-lookup', 'write', epoch, () => {
+        throw error;
+      });
+      return undefined;
+    }
+    const judge = (settled) =>
+      this.encounter(run, 'empty-lookup', 'write', epoch, () => {
+        const answer = run.corpus.emptyLookupOf(
+          { toolName: entry.toolName, toolCallId: entry.toolCallId, args: call.input, argumentsFrom: this.grounds.get(entry.toolName), reading: settled },
+          epoch,
+        );
+        return { findings: answer.findings.map((finding) => ({ finding, toolCallId: entry.toolCallId })), disposition: answer.disposition };
+      });
+    if (!isThenable(reading)) {
+      judge(reading);
+      return undefined;
+    }
+    return Promise.resolve(reading).then(judge, (error) =>
+      this.encounter(run, 'empty-lookup', 'write', epoch, () => {
+        throw error;
+      }),
+    );
+  }
+
   /** The compose seam: the armed tools this model call offers. */
-  judgeCompose(offered, epoch) {
+  judgeCompose(run, offered, epoch) {
     const served = [];
     for (const tool of offered) {
       const from = this.grounds.get(tool.name);
       if (from !== undefined) served.push({ name: tool.name, argumentsFrom: from });
     }
-    this.encounter('dangling-reference', 'compose', epoch, () => this.corpus.danglingReferencesOf(served, epoch));
+    this.encounter(run, 'dangling-reference', 'compose', epoch, () => {
+      const answer = run.corpus.danglingReferencesOf(served, epoch);
+      return { findings: answer.findings.map((finding) => ({ finding, toolCallId: undefined })), disposition: answer.disposition };
+    });
+  }
+
+  /**
+   * The names `argumentsFrom` gives, against the tools the first model
+   * call of a run that shows tools was told about: a name no tool has is a
+   * misspelling (or a tool the app never offers), and the checks that need
+   * it can never be made. In `dev` posture that throws, naming the closest
+   * tools; in `prod` it is said once through onError and explained in each
+   * check's ledger row.
+   */
+  checkNames(run, told, epoch) {
+    const names = new Set(told.map((tool) => tool.name));
+    const missing = [];
+    for (const [tool, from] of this.grounds) {
+      if (!names.has(tool)) missing.push({ name: tool, as: 'an armed tool' });
+      for (const producer of from) {
+        if (!names.has(producer) && !missing.some((m) => m.name === producer)) missing.push({ name: producer, as: `a producer for ${tool}` });
+      }
+    }
+    if (missing.length === 0) return;
+    const offeredNames = [...names];
+    const lines = missing.map(({ name, as }) => {
+      const close = closestNames(name, offeredNames);
+      const hint = close.length > 0 ? ` (closest: ${close.map((n) => JSON.stringify(n)).join(', ')})` : '';
+      return `${JSON.stringify(name)}, named in argumentsFrom as ${as}, is not among the tools the model is offered${hint}`;
+    });
+    const message = `${this.who}: ${lines.join('; ')}. The model is offered: ${offeredNames.map((n) => JSON.stringify(n)).join(', ')}.`;
+    if (this.posture === 'dev') throw Object.defineProperty(new TypeError(message), MISUSE, { value: true });
+    for (const [check, seam] of CHECK_ROWS) {
+      run.ledger.note(check, seam, 'unreachable', epoch);
+      run.ledger.explain(check, seam, lines.join('; '));
+    }
+    if (this.said.has(message)) return;
+    this.said.add(message);
+    this.report(new TypeError(message));
   }
 
   /**
    * Runs one check, files its findings and notes its disposition. Whatever
-   * throws on the way (a check refusing an input, a user's `readResult` or
-   * `onFinding`) makes the encounter `unreachable` and goes to `onError`.
+   * throws on the way (a check refusing an input, a user's `readResult`)
+   * makes the encounter `unreachable` and goes to `onError`. A throwing
+   * `onFinding` does not: the finding is filed and counted all the same.
    */
-  encounter(check, seam, epoch, judge) {
+  encounter(run, check, seam, epoch, judge) {
     let disposition;
     try {
       const answer = judge();
       disposition = answer.disposition;
-      this.file(answer.findings);
+      this.file(run, answer.findings);
     } catch (error) {
       disposition = 'unreachable';
       this.report(error);
     }
-    this.ledger.note(check, seam, disposition, epoch);
+    run.ledger.note(check, seam, disposition, epoch);
   }
 
   /**
    * Keeps the first finding of each identity, the epoch left out, and tells
-   * `onFinding`. Every finding is kept even when `onFinding` throws; the
-   * first error is thrown once all are filed.
+   * `onFinding` with the run: `{ id, toolCallId }`. Every finding is kept
+   * and counted whatever `onFinding` does; what it throws or rejects with
+   * goes to `onError`.
    */
-  file(findings) {
-    let failed;
-    for (const finding of findings) {
+  file(run, found) {
+    for (const { finding, toolCallId } of found) {
       const identity = contextErrorIdentity({ ...finding, epoch: undefined });
-      if (this.identities.has(identity)) continue;
-      this.identities.add(identity);
-      this.findings.push(finding);
+      if (run.identities.has(identity)) continue;
+      run.identities.add(identity);
+      run.findings.push(finding);
       if (this.onFinding === undefined) continue;
-      try {
-        this.onFinding(finding);
-      } catch (error) {
-        failed ??= { error };
-      }
+      this.callBack(this.onFinding, finding, { id: run.id, toolCallId });
     }
-    if (failed !== undefined) throw failed.error;
   }
 
-  /** Hands an error to `onError`, or says it once on the console. */
-  report(error) {
-    if (this.onError !== undefined) {
-      try {
-        this.onError(error);
-      } catch {
-        // An onError that throws has nowhere left to report to; the run goes on.
-      }
+  /** Calls a user's callback; a throw or a rejection goes to `report`. */
+  callBack(callback, ...args) {
+    let returned;
+    try {
+      returned = callback(...args);
+    } catch (error) {
+      this.report(error);
       return;
     }
-    if (this.warned) return;
-    this.warned = true;
-    console.warn(`seamguard: a check could not be made and was noted unreachable (pass onError to see each): ${error?.stack ?? error}`);
+    if (isThenable(returned)) {
+      try {
+        returned.then(undefined, (error) => this.report(error));
+      } catch (error) {
+        this.report(error);
+      }
+    }
+  }
+
+  /**
+   * Hands an error to `onError`, or says it once on the console. An
+   * `onError` that throws or rejects has nowhere left to report to: that is
+   * said once on the console, and the run goes on.
+   */
+  report(error) {
+    if (this.onError === undefined) {
+      this.sayOnce('no-onError', `seamguard: a check could not be made and was noted unreachable (pass onError to see each): ${error?.stack ?? error}`);
+      return;
+    }
+    const failed = (failure) => this.sayOnce('onError-failed', `seamguard: onError failed while reporting an error, and nothing more is said of its failures: ${failure?.stack ?? failure}`);
+    let returned;
+    try {
+      returned = this.onError(error);
+    } catch (failure) {
+      failed(failure);
+      return;
+    }
+    if (isThenable(returned)) {
+      try {
+        returned.then(undefined, failed);
+      } catch (failure) {
+        failed(failure);
+      }
+    }
+  }
+
+  /** Hands `text` to onError as an Error, once per `what` for this guard. */
+  sayOnceToOnError(what, text) {
+    if (this.said.has(what)) return;
+    this.said.add(what);
+    this.report(new Error(`${this.who}: ${text}`));
+  }
+
+  /** Prints `text` with console.warn, once per `what` for this guard. */
+  sayOnce(what, text) {
+    if (this.said.has(what)) return;
+    this.said.add(what);
+    try {
+      console.warn(text);
+    } catch {
+      // A console that throws: nothing is left to say it with.
+    }
   }
 }
 
-/**
- * The kinds of message most frameworks have, for an adapter's `kindOf`: an
- * assistant message that calls tools is its own kind (named by its first
- * call's id), and so is the tool message that answers it (named by the id
- * of the call it answers), so the two names never meet. The guard itself
- * reads kinds as opaque numbers; an adapter may use others.
- */
-const MESSAGE_KINDS = Object.freeze({ SYSTEM: 0, USER: 1, ASSISTANT: 2, CALLS: 3, RESULTS: 4 });
 
 /**
  * Gives an adapter's guard object the members every guard has: `findings`
- * (the run's, one per identity, in filing order, a copy), `ledger` (the
- * run's, one row per check) and `newRun()` (the next model call starts a
- * new run, with a new ledger; then `afterNewRun`, for an adapter's own
- * per-run state). Returns `object`.
+ * and `ledger` (the latest run's: for a guard that serves one
+ * conversation), `run(id)` (a live run's `{ id, findings, ledger }`),
+ * `runIds()` (the live runs) and `newRun()` (the next model call starts a
+ * new run, with a new ledger). Returns `object`.
  */
 function withRunMembers(guard, object, afterNewRun) {
   return Object.defineProperties(object, {
-    findings: { get: () => guard.findings.slice(), enumerable: true },
-    ledger: { get: () => guard.ledger, enumerable: true },
+    findings: { get: () => guard.latest.findings.slice(), enumerable: true },
+    ledger: { get: () => guard.latest.ledger, enumerable: true },
+    run: {
+      value: function run(id) {
+        return guard.runs.get(id)?.view();
+      },
+      enumerable: true,
+    },
+    runIds: {
+      value: function runIds() {
+        return guard.runs.ids();
+      },
+      enumerable: true,
+    },
     newRun: {
       value: function newRun() {
-        guard.startRun();
+        guard.runs.endAll();
+        guard.latest = guard.makeRun(guard.runs.newId());
         if (afterNewRun !== undefined) afterNewRun();
       },
       enumerable: true,
@@ -412,6 +736,7 @@ function withRunMembers(guard, object, afterNewRun) {
 }
 
 exports.Guard = Guard;
+exports.Run = Run;
 exports.MESSAGE_KINDS = MESSAGE_KINDS;
 exports.withRunMembers = withRunMembers;
 exports.defaultReading = defaultReading;

@@ -20,16 +20,26 @@ const NEEDS_DECODED_COPY = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
 // a number or a word is searched as it is.
 const OPENS_LIKE_JSON = /^\s*[[{"]/;
 
-/** Appends, one per line, the strings of `value` that JSON text would escape. */
+/**
+ * Appends, one per line, the strings of `value` that JSON text would escape,
+ * in document order. It walks with a stack of its own, not by recursion: a
+ * tool result nested a million deep is read as any other.
+ */
 function decodedStrings(value, out) {
-  if (typeof value === 'string') {
-    if (NEEDS_DECODED_COPY.test(value)) out.push(value);
-  } else if (Array.isArray(value)) {
-    for (const element of value) decodedStrings(element, out);
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, element] of Object.entries(value)) {
-      if (NEEDS_DECODED_COPY.test(key)) out.push(key);
-      decodedStrings(element, out);
+  const stack = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next === 'string') {
+      if (NEEDS_DECODED_COPY.test(next)) out.push(next);
+    } else if (Array.isArray(next)) {
+      for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]);
+    } else if (next !== null && typeof next === 'object') {
+      const entries = Object.entries(next);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        stack.push(entries[i][1]);
+        // The key is read before its value, as the JSON text has it.
+        if (NEEDS_DECODED_COPY.test(entries[i][0])) stack.push(entries[i][0]);
+      }
     }
   }
 }

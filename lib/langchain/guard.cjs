@@ -123,7 +123,7 @@ function textBlocks(content, change) {
 }
 
 /**
- * A guard for one conversation at a time: `middleware` for `createAgent`,
+ * A guard, made once for every conversation: `middleware` for `createAgent`,
  * `messages(stream)` for its `streamMode: 'messages'` stream, the run's
  * `findings` and its `ledger`.
  */
@@ -138,23 +138,28 @@ function createGuard(options) {
   const middleware = createMiddleware({
     name: 'seamguard',
     async wrapModelCall(request, handler) {
-      let epoch;
-      try {
+      const call = await guard.attempt(() => {
         const tools = toolsOf(request);
         for (const tool of tools.told) told.set(tool.name, tool);
         const system = request.systemMessage;
         const messages = system !== undefined && textOf(system) !== '' ? [system, ...request.messages] : request.messages;
-        epoch = guard.modelCall(messages, requestMessages, tools.offered);
+        // The thread names the conversation where the app gives one; else
+        // the run is found from the prompt.
+        const thread = request.runtime?.configurable?.thread_id;
+        const scope = typeof thread === 'string' || typeof thread === 'number' ? String(thread) : undefined;
+        return guard.modelCall(messages, requestMessages, tools.offered, tools.told, scope);
+      });
+      let response;
+      try {
+        response = await handler(request);
       } catch (error) {
-        guard.report(error);
+        guard.failed(call);
+        throw error;
       }
-      const response = await handler(request);
-      if (epoch !== undefined && isAi(response)) {
-        try {
-          guard.answered((response.tool_calls ?? []).map((call) => ({ toolCallId: call.id, toolName: call.name, input: call.args })), epoch);
-        } catch (error) {
-          guard.report(error);
-        }
+      if (call !== undefined && isAi(response)) {
+        guard.attempt(() =>
+          guard.answered(call, (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args })), response, requestMessages),
+        );
       }
       return isAi(response) ? stripAnswer(response, filterOptions()) : response;
     },

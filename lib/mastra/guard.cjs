@@ -13,14 +13,22 @@
 //   offered stripped from each text (Mastra runs `generate` through the
 //   same stream, and keeps the text it streamed as the answer).
 //
-// What one step knows lives in Mastra's per-request processor `state`.
+// What one request knows lives in Mastra's per-request processor `state`:
+// the run its steps belong to, and what the current step offered. The
+// request's first model call finds its run by the memory thread when the
+// agent has one (a thread is a conversation), else from the prompt (a
+// conversation whose history the app passes back continues its run); the
+// request's later steps keep that run.
 
-const { createGuard: createAiSdkGuard } = require('../ai-sdk/guard.cjs');
+const { Guard, withRunMembers } = require('../guard/core.cjs');
+const { modelCalls } = require('../ai-sdk/guard.cjs');
 const { filterTools, functionTools } = require('../ai-sdk/tools.cjs');
 const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
 
 /** The key of this processor's step in Mastra's processor state. */
 const STEP = 'seamguard';
+/** The key of the request's run in Mastra's processor state. */
+const RUN = 'seamguard.run';
 // The state key a stream processor sets to have Mastra send one more part
 // through the output processors after the one it returns (Mastra's
 // `REPROCESS_PART_KEY`, documented in processors/stream-reprocess.d.ts).
@@ -47,20 +55,33 @@ function callParameters({ tools = {}, activeTools, toolChoice }) {
   return { tools: functions, toolChoice: choice };
 }
 
+/** The memory thread's id, when the agent runs with memory. */
+function threadOf(requestContext) {
+  try {
+    const id = requestContext?.get?.('MastraMemory')?.thread?.id;
+    return typeof id === 'string' && id !== '' ? `thread:${id}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * A guard for one conversation at a time: a processor for a Mastra agent's
- * `inputProcessors` and `outputProcessors` (both), the run's `findings` and
- * its `ledger`.
+ * A guard: a processor for a Mastra agent's `inputProcessors` and
+ * `outputProcessors` (both), made once and shared by every request the agent
+ * serves. `findings` and `ledger` are the latest run's, `run(id)` any live
+ * run's.
  */
 function createGuard(options) {
-  const guard = createAiSdkGuard(options);
+  const guard = new Guard(options, 'createGuard');
+  const calls = modelCalls(guard);
 
-  return {
+  return withRunMembers(guard, {
     id: 'seamguard',
     name: 'seamguard',
 
-    processInputStep({ state, tools, activeTools, toolChoice }) {
+    processInputStep({ state, tools, activeTools, toolChoice, requestContext }) {
       state[STEP] = { params: callParameters({ tools, activeTools, toolChoice }), texts: new Map() };
+      state[RUN] ??= threadOf(requestContext);
     },
 
     processLLMRequest({ prompt, state }) {
@@ -68,22 +89,22 @@ function createGuard(options) {
       if (step === undefined) return;
       // The model call, as the AI SDK middleware sees it: its answer is
       // handed over in processOutputStep.
-      step.judged = guard.wrapGenerate({
-        params: { ...step.params, prompt },
-        doGenerate: () =>
-          new Promise((resolve) => {
-            step.answer = resolve;
-          }),
-      });
+      step.call = calls.begin({ ...step.params, prompt }, state[RUN]);
     },
 
-    async processOutputStep({ state, toolCalls, messageList }) {
+    async processOutputStep({ state, toolCalls, text, messageList }) {
       const step = state[STEP];
-      if (step?.answer !== undefined) {
-        const content = (toolCalls ?? []).map((call) => ({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.args }));
-        step.answer({ content });
-        step.answer = undefined;
-        await step.judged;
+      if (step?.call !== undefined) {
+        const call = await step.call;
+        step.call = undefined;
+        if (call !== undefined) {
+          state[RUN] = call.run;
+          const content = [
+            { type: 'text', text: typeof text === 'string' ? text : '' },
+            ...(toolCalls ?? []).map((toolCall) => ({ type: 'tool-call', toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.args })),
+          ];
+          calls.answered(call, content);
+        }
       }
       return messageList;
     },
@@ -113,19 +134,7 @@ function createGuard(options) {
       return part;
     },
 
-    /** The run's findings so far, one per identity, in filing order (a copy). */
-    get findings() {
-      return guard.findings;
-    },
-    /** The run's ledger: one row per check. */
-    get ledger() {
-      return guard.ledger;
-    },
-    /** Ends the run: the next model call starts a new one, with a new ledger. */
-    newRun() {
-      guard.newRun();
-    },
-  };
+  });
 }
 
 exports.createGuard = createGuard;

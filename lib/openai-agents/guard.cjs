@@ -139,6 +139,12 @@ function toolsOf(request) {
 const callsOf = (output) =>
   (output ?? []).filter((item) => item?.type === 'function_call').map((item) => ({ toolCallId: item.callId, toolName: item.name, input: item.arguments }));
 
+/** The response's answer as the next model input holds it: its items, one turn. */
+function answerOf(output) {
+  const items = Array.isArray(output) ? output.filter((item) => item !== null && typeof item === 'object' && (isCall(item) || isAssistantMessage(item) || item.type === 'reasoning')) : [];
+  return items.length === 0 ? undefined : { turn: items };
+}
+
 /** The response's output with leaked calls stripped from its messages' text. */
 function stripOutput(output, options) {
   if (!Array.isArray(output)) return output;
@@ -159,31 +165,26 @@ function stripOutput(output, options) {
 const isModel = (model) => model !== null && typeof model === 'object' && typeof model.getResponse === 'function' && typeof model.getStreamedResponse === 'function';
 
 /**
- * A guard for one conversation at a time: `model(base)` wraps an Agents SDK
+ * A guard, made once for every run: `model(base)` wraps an Agents SDK
  * `Model`, `modelProvider(base)` a `ModelProvider`; `findings` and `ledger`
  * are the run's.
  */
 function createGuard(options) {
   const guard = new Guard(options, 'createGuard');
 
-  /** The guard's side of a model call; its failure never reaches the run. */
+  /**
+   * The guard's side of a model call: the stream seam's filter options, and
+   * a promise of the call, found from the prompt (a model hands the guard
+   * no run identity); its failure never reaches the run.
+   */
   const begin = (request) => {
     const tools = toolsOf(request);
     const filter = { tools: filterTools(tools.told), patterns: SCAFFOLD_SPECIAL_TOKENS };
-    try {
-      return { filter, epoch: guard.modelCall(promptOf(request), inputItems, tools.offered) };
-    } catch (error) {
-      guard.report(error);
-      return { filter, epoch: undefined };
-    }
+    return { filter, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
   };
-  const answered = (output, epoch) => {
-    if (epoch === undefined) return;
-    try {
-      guard.answered(callsOf(output), epoch);
-    } catch (error) {
-      guard.report(error);
-    }
+  const answered = (output, call) => {
+    if (call === undefined) return;
+    guard.attempt(() => guard.answered(call, callsOf(output), answerOf(output), inputItems));
   };
 
   function model(base) {
@@ -192,42 +193,60 @@ function createGuard(options) {
     }
     const wrapped = {
       async getResponse(request) {
-        const { filter, epoch } = begin(request);
-        const response = await base.getResponse(request);
-        answered(response.output, epoch);
-        return { ...response, output: stripOutput(response.output, filter) };
+        const { filter, call: pending } = begin(request);
+        const call = await pending;
+        let response;
+        try {
+          response = await base.getResponse(request);
+        } catch (error) {
+          guard.failed(call);
+          throw error;
+        }
+        answered(response?.output, call);
+        return { ...response, output: stripOutput(response?.output, filter) };
       },
       async *getStreamedResponse(request) {
-        const { filter: options, epoch } = begin(request);
-        // One filter per message item the text streams into.
-        const open = new Map();
-        for await (const event of base.getStreamedResponse(request)) {
-          if (event?.type === 'output_text_delta') {
-            let filter = open.get(event.itemId);
-            if (filter === undefined) {
-              filter = new ScaffoldingFilter(options);
-              open.set(event.itemId, filter);
-            }
-            const delta = filter.feed(event.delta);
-            if (delta) yield { ...event, delta };
-          } else if (event?.type === 'response_done') {
-            // Each text's held tail, then the whole answer, its text stripped alike.
-            for (const [itemId, filter] of open) {
-              const tail = filter.flush();
-              if (tail) yield itemId === undefined ? { type: 'output_text_delta', delta: tail } : { type: 'output_text_delta', itemId, delta: tail };
-            }
-            open.clear();
-            answered(event.response?.output, epoch);
-            yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, options) } };
-          } else {
-            yield event;
-          }
+        const { filter: options, call: pending } = begin(request);
+        const call = await pending;
+        try {
+          yield* streamed(base.getStreamedResponse(request), options, call);
+        } catch (error) {
+          guard.failed(call);
+          throw error;
         }
       },
     };
     if (base.supportsPromptModelSelection !== undefined) wrapped.supportsPromptModelSelection = base.supportsPromptModelSelection;
     if (typeof base.getRetryAdvice === 'function') wrapped.getRetryAdvice = (args) => base.getRetryAdvice(args);
     return wrapped;
+  }
+
+  /** A streamed response's events, its text stripped, its answer judged at `response_done`. */
+  async function* streamed(events, options, call) {
+    // One filter per message item the text streams into.
+    const open = new Map();
+    for await (const event of events) {
+      if (event?.type === 'output_text_delta') {
+        let filter = open.get(event.itemId);
+        if (filter === undefined) {
+          filter = new ScaffoldingFilter(options);
+          open.set(event.itemId, filter);
+        }
+        const delta = filter.feed(event.delta);
+        if (delta) yield { ...event, delta };
+      } else if (event?.type === 'response_done') {
+        // Each text's held tail, then the whole answer, its text stripped alike.
+        for (const [itemId, filter] of open) {
+          const tail = filter.flush();
+          if (tail) yield itemId === undefined ? { type: 'output_text_delta', delta: tail } : { type: 'output_text_delta', itemId, delta: tail };
+        }
+        open.clear();
+        answered(event.response?.output, call);
+        yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, options) } };
+      } else {
+        yield event;
+      }
+    }
   }
 
   function modelProvider(base) {

@@ -138,7 +138,7 @@ pub fn unsupported_arguments_of<'env>(
         |args, i| read_choice(js, who, args, calls, i),
         epoch,
     )?;
-    Ok(js.unknown(answer_to_js(js, &answer, None)?))
+    Ok(js.unknown(answer_to_js(js, &answer, None, false)?))
 }
 
 /// Checks `calls` (an array) and `epoch` (a number): how many calls, and
@@ -260,11 +260,12 @@ pub(super) fn usable_external(js: Js, is_array: &mut IsArray, external: Handle) 
 }
 
 /// `{ findings, externalGroundings }`, with `disposition` after them when
-/// the corpus method answers.
+/// the corpus method answers, and `findingCalls` after that when asked.
 pub(super) fn answer_to_js(
     js: Js,
     answer: &core::UnsupportedArguments,
     disposition: Option<Disposition>,
+    with_calls: bool,
 ) -> Result<Handle> {
     let groundings = answer
         .external_groundings
@@ -285,6 +286,10 @@ pub(super) fn answer_to_js(
     ];
     if let Some(disposition) = disposition {
         properties.push((c"disposition", js.str(disposition.as_str())?));
+    }
+    if with_calls {
+        let calls = answer.finding_calls.iter().map(|id| js.string(id)).collect::<Result<Vec<_>>>()?;
+        properties.push((c"findingCalls", js.array(&calls)?));
     }
     js.object(&properties)
 }

@@ -57,6 +57,22 @@ pub struct UnsupportedArgumentsEncounter {
     pub disposition: Disposition,
 }
 
+/// What `RunCorpus.unsupportedArgumentsByCallOf` answers: the encounter,
+/// and the tool call id each finding is about.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct UnsupportedArgumentsByCall {
+    #[napi(readonly, ts_type = "readonly ContextError[]")]
+    pub findings: Vec<()>,
+    #[napi(readonly, ts_type = "readonly ExternalGrounding[]")]
+    pub external_groundings: Vec<()>,
+    #[napi(readonly)]
+    pub disposition: Disposition,
+    /// The tool call id each finding is about, one per finding, in order.
+    #[napi(readonly, ts_type = "readonly string[]")]
+    pub finding_calls: Vec<()>,
+}
+
 /// What `RunCorpus.danglingReferencesOf` answers: the stateless answer and
 /// the disposition to note.
 #[allow(dead_code)]
@@ -300,8 +316,79 @@ impl RunCorpus {
         request: Unknown,
         epoch: Unknown,
     ) -> Result<Unknown<'env>> {
+        self.choices_of(env, "RunCorpus.unsupportedArgumentsOf", calls, request, epoch, false)
+    }
+
+    /// `unsupportedArgumentsOf`, with one more key, `findingCalls`: the tool
+    /// call id each finding is about, one per finding, in order. A guard
+    /// routes each finding to its call with it, without reading its prose.
+    #[napi(
+        catch_unwind,
+        js_name = "unsupportedArgumentsByCallOf",
+        ts_args_type = "calls: readonly ArgumentChoice[], request: { readonly systemPrompt?: string; readonly external?: readonly ExternalGround[] }, epoch: number",
+        ts_return_type = "UnsupportedArgumentsByCall"
+    )]
+    pub fn unsupported_arguments_by_call_of<'env>(
+        &self,
+        env: &'env Env,
+        calls: Unknown,
+        request: Unknown,
+        epoch: Unknown,
+    ) -> Result<Unknown<'env>> {
+        self.choices_of(env, "RunCorpus.unsupportedArgumentsByCallOf", calls, request, epoch, true)
+    }
+
+    /// Checks the tools offered in a request against the window: the same
+    /// answer as `danglingReferencesOf(servedTools, <names of tool results
+    /// evicted since the last clear>, <names of tool results in the
+    /// window>, epoch)`, with the disposition to note: `not-applicable` when
+    /// no served tool declares a ground or nothing was dropped yet, else
+    /// `checked-fail` or `checked-pass`.
+    ///
+    /// Call it while assembling the request, after the window has evicted.
+    #[napi(
+        catch_unwind,
+        js_name = "danglingReferencesOf",
+        ts_args_type = "servedTools: readonly ServedGroundedTool[], epoch: number",
+        ts_return_type = "DanglingReferencesEncounter"
+    )]
+    pub fn dangling_references_of<'env>(
+        &self,
+        env: &'env Env,
+        served_tools: Unknown,
+        epoch: Unknown,
+    ) -> Result<Unknown<'env>> {
         let js = Js::new(env);
-        let who = "RunCorpus.unsupportedArgumentsOf";
+        let who = "RunCorpus.danglingReferencesOf";
+        let tools = read_served_tools(js, who, served_tools.raw())?;
+        let epoch = read_epoch(js, who, epoch.raw())?;
+        let inner = &self.inner;
+        let findings = compose::dangling_references_of::<napi::Error>(
+            &tools,
+            |name| Ok(inner.was_dropped(name)),
+            |name| Ok(inner.is_present(name)),
+            epoch,
+        )?;
+        let disposition = compose::disposition(&tools, inner.dropped_any(), &findings);
+        Ok(js.unknown(js.object(&[
+            (c"findings", findings_to_js(js, &findings)?),
+            (c"disposition", js.str(disposition.as_str())?),
+        ])?))
+    }
+}
+
+impl RunCorpus {
+    /// The corpus's choice seam, for both of its methods.
+    fn choices_of<'env>(
+        &self,
+        env: &'env Env,
+        who: &str,
+        calls: Unknown,
+        request: Unknown,
+        epoch: Unknown,
+        with_calls: bool,
+    ) -> Result<Unknown<'env>> {
+        let js = Js::new(env);
         let (calls, request) = (calls.raw(), request.raw());
         let mut args = LiveArgs::new(js);
         let (count, epoch) = read_calls_and_epoch(js, who, &mut args.is_array, calls, epoch.raw())?;
@@ -344,44 +431,6 @@ impl RunCorpus {
             epoch,
         )?;
         let disposition = choice::disposition(count, &answer);
-        Ok(js.unknown(answer_to_js(js, &answer, Some(disposition))?))
-    }
-
-    /// Checks the tools offered in a request against the window: the same
-    /// answer as `danglingReferencesOf(servedTools, <names of tool results
-    /// evicted since the last clear>, <names of tool results in the
-    /// window>, epoch)`, with the disposition to note: `not-applicable` when
-    /// no served tool declares a ground or nothing was dropped yet, else
-    /// `checked-fail` or `checked-pass`.
-    ///
-    /// Call it while assembling the request, after the window has evicted.
-    #[napi(
-        catch_unwind,
-        js_name = "danglingReferencesOf",
-        ts_args_type = "servedTools: readonly ServedGroundedTool[], epoch: number",
-        ts_return_type = "DanglingReferencesEncounter"
-    )]
-    pub fn dangling_references_of<'env>(
-        &self,
-        env: &'env Env,
-        served_tools: Unknown,
-        epoch: Unknown,
-    ) -> Result<Unknown<'env>> {
-        let js = Js::new(env);
-        let who = "RunCorpus.danglingReferencesOf";
-        let tools = read_served_tools(js, who, served_tools.raw())?;
-        let epoch = read_epoch(js, who, epoch.raw())?;
-        let inner = &self.inner;
-        let findings = compose::dangling_references_of::<napi::Error>(
-            &tools,
-            |name| Ok(inner.was_dropped(name)),
-            |name| Ok(inner.is_present(name)),
-            epoch,
-        )?;
-        let disposition = compose::disposition(&tools, inner.dropped_any(), &findings);
-        Ok(js.unknown(js.object(&[
-            (c"findings", findings_to_js(js, &findings)?),
-            (c"disposition", js.str(disposition.as_str())?),
-        ])?))
+        Ok(js.unknown(answer_to_js(js, &answer, Some(disposition), with_calls)?))
     }
 }
