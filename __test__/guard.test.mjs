@@ -201,6 +201,171 @@ describe('never in the way of the run', () => {
   });
 });
 
+describe('never in the way: async callbacks', () => {
+  /** Fails the test on any unhandled rejection while `fn` runs, and a tick after. */
+  async function noUnhandled(fn) {
+    const unhandled = [];
+    const listener = (reason) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const result = await fn();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return result;
+    } finally {
+      process.off('unhandledRejection', listener);
+      assert.deepEqual(unhandled, []);
+    }
+  }
+
+  it('an onFinding that rejects: the rejection goes to onError, the finding is filed and counted', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onFinding: async () => { throw new Error('sink down'); }, onError: (e) => errors.push(e.message) });
+    await noUnhandled(() => guarded(guard, TRIAGE));
+    assert.deepEqual(errors, ['sink down']);
+    assert.equal(guard.findings.length, 1);
+    assert.equal(rows(guard)['empty-lookup'].findings, 1);
+  });
+
+  it('an onError that rejects (or throws) is said once on the console, never an unhandled rejection', async (t) => {
+    const warned = t.mock.method(console, 'warn', () => {});
+    const guard = createGuard({
+      argumentsFrom: ARMED,
+      onFinding: () => { throw new Error('sink down'); },
+      onError: async () => { throw new Error('pager down'); },
+    });
+    await noUnhandled(async () => {
+      await guarded(guard, TRIAGE);
+      await guarded(guard, TRIAGE);
+    });
+    assert.equal(warned.mock.callCount(), 1);
+    assert.match(String(warned.mock.calls[0].arguments[0]), /onError failed[\s\S]*pager down/);
+  });
+
+  it('a readResult that answers with a promise is awaited: the lookup is judged by what it resolves to', async () => {
+    const guard = createGuard({
+      argumentsFrom: ARMED,
+      readResult: { port_for_device: async (output) => readLookupResult(output, false) },
+    });
+    await guarded(guard, TRIAGE, { mode: 'stream' });
+    assert.deepEqual(guard.findings.map((f) => f.kind), ['empty-lookup']);
+    assert.equal(rows(guard)['empty-lookup'].checked, 1);
+  });
+
+  it('a readResult that rejects: the encounter is unreachable, onError has the rejection, the run goes on', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, readResult: { port_for_device: async () => { throw new Error('reader down'); } }, onError: (e) => errors.push(e.message) });
+    const { text } = await noUnhandled(() => guarded(guard, TRIAGE));
+    assert.equal(text, 'Not logged in.');
+    assert.deepEqual(errors, ['reader down']);
+    assert.equal(rows(guard)['empty-lookup'].unreachable, 1);
+  });
+});
+
+describe('never in the way: a message the guard cannot read', () => {
+  /** The AI SDK prompt of a triage run that first took a note whose result is `output`, then read the inventory. */
+  const promptWith = (output) => [
+    { role: 'user', content: [{ type: 'text', text: 'Go.' }] },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c0', toolName: 'note', input: {} }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c0', toolName: 'note', output }] },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'fabric_inventory', input: {} }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'fabric_inventory', output: { type: 'json', value: { devices: [{ wwpn: WWPN, host: 'host-a' }] } } }] },
+  ];
+  const lookup = [
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c2', toolName: 'port_for_device', input: { wwpn: WWPN } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'port_for_device', output: { type: 'json', value: [] } }] },
+  ];
+  const TOOLS = [
+    { type: 'function', name: 'note', inputSchema: { type: 'object', properties: {} } },
+    { type: 'function', name: 'fabric_inventory', inputSchema: { type: 'object', properties: {} } },
+    { type: 'function', name: 'port_for_device', inputSchema: { type: 'object', properties: { wwpn: { type: 'string' } } } },
+  ];
+  /** Two model calls through the middleware: the one that reads `output`, then the lookup's. */
+  async function twoCalls(output) {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e) });
+    const answer = (content) => async () => ({ content, finishReason: { unified: 'tool-calls', raw: 'tool-calls' }, usage: {}, warnings: [] });
+    const first = promptWith(output);
+    await guard.middleware.wrapGenerate({ params: { prompt: first, tools: TOOLS }, doGenerate: answer(lookup[0].content) });
+    await guard.middleware.wrapGenerate({ params: { prompt: [...first, ...lookup], tools: TOOLS }, doGenerate: answer([{ type: 'text', text: 'Not logged in.' }]) });
+    return { guard, errors };
+  }
+
+  it('a JSON text nested a million deep, with an escape in it, is read as any other result', async () => {
+    let deep = '"\\u00e9"';
+    for (let i = 0; i < 1_000_000; i++) deep = `[${deep}]`;
+    const { guard, errors } = await twoCalls({ type: 'text', value: deep });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(guard.findings.map((f) => f.kind), ['empty-lookup']);
+  });
+
+  it('a result whose toJSON getter throws reads as nothing (no model read it as JSON), and the run is judged as before', async () => {
+    const { guard, errors } = await twoCalls({ type: 'json', value: { get toJSON() { throw new Error('no JSON for you'); } } });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(guard.findings.map((f) => f.kind), ['empty-lookup']);
+  });
+
+  it('a throwing Proxy as the output: noted unreachable once, said once, and the next call judged as before', async () => {
+    const { guard, errors } = await twoCalls(new Proxy({}, { get() { throw new Error('proxy trap'); } }));
+    assert.equal(errors.length, 1);
+    assert.match(errors[0].message, /a message could not be read: proxy trap; it is left out of run /);
+    // The lookup's empty answer, read at the next call, is still judged.
+    assert.deepEqual(guard.findings.map((f) => f.kind), ['empty-lookup']);
+    for (const row of guard.ledger.report()) {
+      assert.equal(row.unreachable, 1, row.check);
+      assert.deepEqual(row.reasons, ['a message could not be read: proxy trap']);
+    }
+    assert.equal(rows(guard)['empty-lookup'].checked, 1);
+  });
+
+  it('a null content part is passed over: the rest of the message is read', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e) });
+    const prompt = [
+      ...promptWith({ type: 'text', value: 'noted' }),
+      { role: 'assistant', content: [null, ...lookup[0].content] },
+      { role: 'tool', content: [null, ...lookup[1].content] },
+    ];
+    await guard.middleware.wrapGenerate({ params: { prompt, tools: TOOLS }, doGenerate: async () => ({ content: [], finishReason: { unified: 'stop', raw: 'stop' }, usage: {}, warnings: [] }) });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(guard.findings.map((f) => f.kind), ['empty-lookup']);
+  });
+});
+
+describe('never in the way: a name in argumentsFrom no offered tool has', () => {
+  it("in prod, said once through onError, naming the closest offered tool, and explained in the ledger's rows", async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: { port_for_devices: ['fabric_inventory'] }, onError: (e) => errors.push(e) });
+    await guarded(guard, TRIAGE);
+    await guarded(guard, TRIAGE);
+    assert.equal(errors.length, 1);
+    assert.ok(errors[0] instanceof TypeError);
+    assert.match(errors[0].message, /"port_for_devices", named in argumentsFrom as an armed tool, is not among the tools the model is offered \(closest: "port_for_device"\)/);
+    for (const row of guard.ledger.report()) assert.match(row.reasons.join('\n'), /port_for_devices[\s\S]*closest: "port_for_device"/);
+  });
+
+  it('a misspelt producer too', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventroy'] }, onError: (e) => errors.push(e.message) });
+    await guarded(guard, TRIAGE);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /"fabric_inventroy", named in argumentsFrom as a producer for port_for_device, is not among the tools the model is offered \(closest: "fabric_inventory"\)/);
+    assert.ok(rows(guard)['empty-lookup'].unreachable >= 1);
+    assert.match(rows(guard)['empty-lookup'].reasons[0], /fabric_inventroy/);
+  });
+
+  it("in dev, a TypeError thrown at the first model call that shows the tools", async () => {
+    const guard = createGuard({ argumentsFrom: { port_for_devices: ['fabric_inventory'] }, posture: 'dev' });
+    await assert.rejects(guarded(guard, TRIAGE), (error) => error instanceof TypeError && /closest: "port_for_device"/.test(error.message) && /The model is offered: "fabric_inventory", "port_for_device"/.test(error.message));
+  });
+
+  it('names every offered tool are spelt as: nothing said', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, posture: 'dev', onError: (e) => errors.push(e) });
+    await guarded(guard, TRIAGE);
+    assert.deepEqual(errors, []);
+  });
+});
+
 describe('beside the scaffolding middleware', () => {
   it('the guard first, the filter next: the same findings, and the markup stripped', async () => {
     for (const mode of ['generate', 'stream']) {
