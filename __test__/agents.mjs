@@ -120,9 +120,9 @@ export function toolOf(ai, { description, properties = {}, execute }) {
  * `mode` is 'generate' (generateText), 'stream' (streamText), 'agent'
  * (ToolLoopAgent.generate) or 'agent-stream' (ToolLoopAgent.stream).
  */
-export async function runAgent(sdk, mode, { model, tools, prompt, system, prepareStep, steps = 8 }) {
+export async function runAgent(sdk, mode, { model, tools, prompt, system, prepareStep, providerOptions, steps = 8 }) {
   const { ai } = sdk;
-  const settings = { model, tools, stopWhen: ai.stepCountIs(steps), ...(prepareStep ? { prepareStep } : {}) };
+  const settings = { model, tools, stopWhen: ai.stepCountIs(steps), ...(prepareStep ? { prepareStep } : {}), ...(providerOptions ? { providerOptions } : {}) };
   if (mode === 'generate') return (await ai.generateText({ ...settings, system, prompt })).text;
   if (mode === 'stream') {
     const result = ai.streamText({ ...settings, system, prompt });

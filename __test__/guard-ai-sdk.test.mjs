@@ -231,11 +231,20 @@ for (const sdk of await sdkMajors()) {
   describe(`AI SDK ${sdk.major}: one guard for a whole server`, () => {
     serverCases({
       createGuard,
+      // The app's own conversation ids, as providerOptions.seamguard.runId.
+      threads: true,
       agentFor(guard, router) {
         // Built once, as a route handler's module does.
         const model = sdk.ai.wrapLanguageModel({ model: routedModel(sdk, router), middleware: guard.middleware });
         const tools = toolsByName(sdk.ai, SERVER.tools());
-        return (conversation) => runAgent(sdk, conversation.stream ? 'stream' : 'generate', { model, tools, system: SERVER.system, prompt: conversation.prompt });
+        return (conversation, { thread } = {}) =>
+          runAgent(sdk, conversation.stream ? 'stream' : 'generate', {
+            model,
+            tools,
+            system: SERVER.system,
+            prompt: conversation.prompt,
+            ...(thread === undefined ? {} : { providerOptions: { seamguard: { runId: thread } } }),
+          });
       },
     });
   });

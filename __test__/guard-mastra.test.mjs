@@ -18,7 +18,9 @@ import { SERVER, serverCases } from './server-cases.mjs';
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is Node ${process.versions.node}` : false;
 
-const mastra = skip ? undefined : { ...(await import('@mastra/core/agent')), ...(await import('@mastra/core/tools')), z: (await import('zod')).z };
+const mastra = skip
+  ? undefined
+  : { ...(await import('@mastra/core/agent')), ...(await import('@mastra/core/tools')), MockMemory: (await import('@mastra/core/memory')).MockMemory, z: (await import('zod')).z };
 // ai 7 runs where Mastra does; both majors' models are tested.
 const majors = skip ? [] : await sdkMajors();
 
@@ -129,6 +131,8 @@ for (const sdk of skip ? [{ major: '6 and 7' }] : majors) {
     if (skip) return;
     serverCases({
       createGuard,
+      // Memory threads, with Mastra's own in-memory store.
+      threads: true,
       agentFor(guard, router) {
         // Built once, as an agent registered with new Mastra(...) is.
         const agent = new mastra.Agent({
@@ -139,10 +143,12 @@ for (const sdk of skip ? [{ major: '6 and 7' }] : majors) {
           tools: toolsOf({ tools: SERVER.tools }),
           inputProcessors: [guard],
           outputProcessors: [guard],
+          memory: new mastra.MockMemory(),
         });
-        return async (conversation) => {
-          if (!conversation.stream) return agent.generate(conversation.prompt, { maxSteps: 8 });
-          const result = await agent.stream(conversation.prompt, { maxSteps: 8 });
+        return async (conversation, { thread } = {}) => {
+          const options = { maxSteps: 8, ...(thread === undefined ? {} : { memory: { thread, resource: 'user-1' } }) };
+          if (!conversation.stream) return agent.generate(conversation.prompt, options);
+          const result = await agent.stream(conversation.prompt, options);
           for await (const delta of result.textStream) void delta;
           await result.steps;
           return undefined;

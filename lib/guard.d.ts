@@ -58,7 +58,7 @@ export interface GuardOptions {
 export interface FindingRun {
   /**
    * The run's id: the framework's thread id where it has one (LangChain's
-   * `configurable.thread_id`, Mastra's memory thread as `thread:<id>`),
+   * `configurable.thread_id`, Mastra's memory thread),
    * else an id the guard made (a UUID). `guard.run(id)` reads the run
    * while it is live.
    */

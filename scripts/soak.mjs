@@ -1,5 +1,6 @@
-// npm run soak: a million feeds, a million checks and two thousand corpus
-// runs, then resident memory.
+// npm run soak: a million feeds, a million checks, two thousand corpus
+// runs and one guard serving a hundred thousand conversations, then
+// resident memory.
 //
 // Not part of npm test. The goal is that resident memory (rss) grows by
 // less than 10 MB between the end of a warm-up and the end of the run, with
@@ -39,6 +40,7 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const { ProducedCorpus, RunCorpus, ScaffoldingFilter, emptyLookupOf, readLookupResult } = require('seamguard');
+const { createGuard } = require('seamguard/ai-sdk');
 
 const FEEDS = Number(process.env.SOAK_FEEDS ?? 1_000_000);
 const CHECKS = Number(process.env.SOAK_CHECKS ?? 1_000_000);
@@ -46,6 +48,7 @@ const YIELD_EVERY = Number(process.env.SOAK_YIELD_EVERY ?? 1000);
 const WARM_UP = Number(process.env.SOAK_WARM_UP ?? 500_000);
 const CORPUS_RUNS = Number(process.env.SOAK_CORPUS_RUNS ?? 2_000);
 const SESSION_MESSAGES = Number(process.env.SOAK_SESSION_MESSAGES ?? 300_000);
+const CONVERSATIONS = Number(process.env.SOAK_CONVERSATIONS ?? 100_000);
 const GOAL_MB = 10;
 
 if (typeof globalThis.gc !== 'function') {
@@ -159,6 +162,41 @@ async function sessionSome(count) {
   }
 }
 
+// One guard for a whole server: its AI SDK middleware, made once, serves
+// conversations eight at a time, each three model calls (the triage case:
+// one empty-lookup finding each), found from their prompts. It holds at most
+// maxRuns (1000) live runs, so what it keeps must stop growing once the
+// warm-up has filled them, however many conversations follow.
+let conversations = 0;
+let heard = 0;
+const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] }, onFinding: () => { heard += 1; } });
+const GUARD_TOOLS = [
+  { type: 'function', name: 'fabric_inventory', inputSchema: { type: 'object', properties: {} } },
+  { type: 'function', name: 'port_for_device', inputSchema: { type: 'object', properties: { wwpn: { type: 'string' } } } },
+];
+const INVENTORY = { devices: [{ wwpn: WWPN, host: 'host-a' }, { wwpn: '20:00:00:25:b5:aa:00:2c', host: 'host-b' }] };
+const answer = (content) => async () => ({ content, finishReason: { unified: 'stop', raw: 'stop' }, usage: {}, warnings: [] });
+
+async function conversation(k) {
+  const user = { role: 'user', content: [{ type: 'text', text: 'Which port is my host on?' }] };
+  const list = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${k}-0`, toolName: 'fabric_inventory', input: {} }] };
+  const listed = { role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${k}-0`, toolName: 'fabric_inventory', output: { type: 'json', value: INVENTORY } }] };
+  const look = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${k}-1`, toolName: 'port_for_device', input: { wwpn: WWPN } }] };
+  const looked = { role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${k}-1`, toolName: 'port_for_device', output: { type: 'json', value: [] } }] };
+  const { middleware } = guard;
+  await middleware.wrapGenerate({ params: { prompt: [user], tools: GUARD_TOOLS }, doGenerate: answer(list.content) });
+  await middleware.wrapGenerate({ params: { prompt: [user, list, listed], tools: GUARD_TOOLS }, doGenerate: answer(look.content) });
+  await middleware.wrapGenerate({ params: { prompt: [user, list, listed, look, looked], tools: GUARD_TOOLS }, doGenerate: answer([{ type: 'text', text: 'Not logged in.' }]) });
+}
+
+async function serveSome(count) {
+  for (let i = 0; i < count; i += 8) {
+    if (i % YIELD_EVERY < 8) await turn();
+    await Promise.all(Array.from({ length: 8 }, (_, j) => conversation(conversations + j)));
+    conversations += 8;
+  }
+}
+
 /** Collects garbage and lets the finalizers that follow it run. */
 async function settle() {
   for (let i = 0; i < 5; i++) {
@@ -175,6 +213,7 @@ for (let round = 0; round < 2; round++) {
   await checkSome(WARM_UP);
   await corpusSome(CORPUS_RUNS / 2);
   await sessionSome(SESSION_MESSAGES / 3);
+  await serveSome(CONVERSATIONS / 10);
   await settle();
 }
 const warm = await settle();
@@ -184,6 +223,9 @@ await feedSome(FEEDS);
 await checkSome(CHECKS);
 await corpusSome(CORPUS_RUNS);
 await sessionSome(SESSION_MESSAGES);
+const heardBefore = heard;
+const servedBefore = conversations;
+await serveSome(CONVERSATIONS);
 const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 const end = await settle();
 
@@ -194,7 +236,12 @@ console.log(`soak: rss after warm-up ${mb(warm.rss)} MB, at the end ${mb(end.rss
 console.log(`soak: V8 heap used ${mb(warm.heapUsed)} -> ${mb(end.heapUsed)} MB of ${mb(warm.heapTotal)} -> ${mb(end.heapTotal)} MB, external ${mb(warm.external)} -> ${mb(end.external)} MB`);
 console.log(`soak: ${count(CORPUS_RUNS)} corpus runs of 20 results of ${count(deviceLines(0, 0).length)} units, ${count(corpusFindings)} findings all told`);
 console.log(`soak: one session of ${count(sessionMessages)} messages under a window of 40, never cleared: ${count(session.length)} pushed, ${session.windowLength} in the window, ${count(sessionFindings)} findings all told`);
+console.log(`soak: one guard served ${count(conversations)} conversations, eight at a time, and holds ${guard.runIds().length} live runs; onFinding heard ${count(heard)} findings (one per conversation)`);
 console.log(`soak: the long-lived filter holds ${longLived.flush().length} units and stripped ${longLived.strippedChars}`);
+if (heard !== conversations || heard - heardBefore !== conversations - servedBefore) {
+  console.log('soak: FAILED, the guard did not hear one finding per conversation');
+  process.exit(1);
+}
 if (growth >= GOAL_MB * 2 ** 20) {
   console.log('soak: FAILED, resident memory grew past the goal');
   process.exit(1);

@@ -7,6 +7,7 @@
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
 const { offeredTools, functionTools } = require('./tools.cjs');
+const { valueOfText } = require('../guard/text.cjs');
 
 /**
  * The text parts (and reasoning) of a message's content, one per line; an
@@ -88,7 +89,9 @@ const promptMessages = {
         const results = [];
         for (const part of message.content) {
           if (part === null || typeof part !== 'object') continue;
-          if (part.type === 'tool-call') calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          // The prompt holds a call's input decoded; an app that wrote the
+          // prompt itself may have left it as JSON text.
+          if (part.type === 'tool-call') calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: typeof part.input === 'string' ? valueOfText(part.input) : part.input });
           // A provider-executed tool's result sits in the assistant message.
           else if (part.type === 'tool-result') results.push(resultEntry(part));
         }
@@ -112,7 +115,8 @@ const promptMessages = {
  */
 function modelCalls(guard) {
   return {
-    begin: (params, scope) => guard.attempt(() => guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope)),
+    begin: (params, scope) =>
+      guard.attempt(() => guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope ?? runIdOf(params))),
     answered: (call, content) =>
       guard.attempt(() => {
         const parts = Array.isArray(content) ? content : [];
@@ -121,6 +125,17 @@ function modelCalls(guard) {
       }),
     failed: (call) => guard.attempt(() => guard.failed(call)),
   };
+}
+
+/**
+ * The run id a caller names in `providerOptions: { seamguard: { runId } }`
+ * (the AI SDK hands a call's provider options to every middleware, and each
+ * provider reads only its own key): a conversation's own id, where the app
+ * has one, instead of the run the guard finds from the prompt.
+ */
+function runIdOf(params) {
+  const runId = params?.providerOptions?.seamguard?.runId;
+  return typeof runId === 'string' && runId !== '' ? runId : undefined;
 }
 
 /**

@@ -59,7 +59,7 @@ function callParameters({ tools = {}, activeTools, toolChoice }) {
 function threadOf(requestContext) {
   try {
     const id = requestContext?.get?.('MastraMemory')?.thread?.id;
-    return typeof id === 'string' && id !== '' ? `thread:${id}` : undefined;
+    return typeof id === 'string' && id !== '' ? id : undefined;
   } catch {
     return undefined;
   }
