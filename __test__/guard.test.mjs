@@ -508,6 +508,70 @@ describe("the run's record", () => {
   });
 });
 
+describe('runs: what the guard cannot tell apart, it says', () => {
+  const TOOLS = [
+    { type: 'function', name: 'fabric_inventory', inputSchema: { type: 'object', properties: {} } },
+    { type: 'function', name: 'port_for_device', inputSchema: { type: 'object', properties: { wwpn: { type: 'string' } } } },
+  ];
+  const user = (text) => ({ role: 'user', content: [{ type: 'text', text }] });
+  const calls = (id, toolName, input) => ({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input }] });
+  const result = (id, toolName, value) => ({ role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName, output: { type: 'json', value } }] });
+  const answering = (content, wait) => async () => {
+    if (wait !== undefined) await wait;
+    return { content, finishReason: { unified: 'stop', raw: 'stop' }, usage: {}, warnings: [] };
+  };
+  const call = (guard, prompt, content, wait) => guard.middleware.wrapGenerate({ params: { prompt, tools: TOOLS }, doGenerate: answering(content, wait) });
+
+  it('the same history sent twice at once: judged as two runs from there, said once', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e.message) });
+    const opening = [user('Go.')];
+    await call(guard, opening, calls('k1', 'fabric_inventory', {}).content);
+    const history = [...opening, calls('k1', 'fabric_inventory', {}), result('k1', 'fabric_inventory', { devices: [{ wwpn: WWPN }] })];
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    const first = call(guard, history, [{ type: 'text', text: 'a' }], held);
+    const second = call(guard, history, [{ type: 'text', text: 'b' }]);
+    await second;
+    release();
+    await first;
+    assert.equal(guard.runIds().length, 2);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /two model calls continue run .* at once/);
+  });
+
+  it('a conversation whose run maxRuns ended goes on as a new run, said once', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, maxRuns: 2, onError: (e) => errors.push(e.message) });
+    for (const n of [1, 2, 3]) await call(guard, [user(`Conversation ${n}.`)], calls(`k${n}`, 'fabric_inventory', {}).content);
+    assert.equal(guard.runIds().length, 2);
+    assert.deepEqual(errors, []);
+    // Conversation 1's run was the least recently used: it was ended.
+    await call(guard, [user('Conversation 1.'), calls('k1', 'fabric_inventory', {}), result('k1', 'fabric_inventory', [])], [{ type: 'text', text: 'done' }]);
+    assert.equal(guard.runIds().length, 2);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /continues a conversation whose run the guard no longer holds \(it holds the 2 most recently used runs: maxRuns\)/);
+  });
+
+  it('a failed model call is tried again in the same run', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    const prompt = [user('Go.')];
+    await assert.rejects(guard.middleware.wrapGenerate({ params: { prompt, tools: TOOLS }, doGenerate: async () => { throw new Error('429'); } }), /429/);
+    await call(guard, prompt, calls('k1', 'fabric_inventory', {}).content);
+    assert.equal(guard.runIds().length, 1);
+    const compose = rows(guard)['dangling-reference'];
+    assert.equal(compose.notApplicable, 2);
+  });
+
+  it('providerOptions.seamguard.runId names the run', async () => {
+    const guard = createGuard({ argumentsFrom: ARMED });
+    await guard.middleware.wrapGenerate({ params: { prompt: [user('Go.')], tools: TOOLS, providerOptions: { seamguard: { runId: 'chat-7' } } }, doGenerate: answering([{ type: 'text', text: 'hi' }]) });
+    assert.deepEqual(guard.runIds(), ['chat-7']);
+    assert.equal(guard.run('chat-7').id, 'chat-7');
+    assert.equal(guard.run('chat-8'), undefined);
+  });
+});
+
 describe('a text result that is JSON text written by another writer', () => {
   it('grounds values it escaped as \\u sequences (as Python writes with ensure_ascii)', async () => {
     const SHARE = { path: 'C:\\share\\host-a', label: 'Zo\u00eb "quoted" box', tag: '\u{1F4E6} crate-7' };

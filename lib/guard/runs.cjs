@@ -225,9 +225,9 @@ class Runs {
     // Most recently used last.
     this.live.delete(run.id);
     this.live.set(run.id, run);
-    this.frontiers.remove(run, run.frontier);
+    // The frontier stays indexed while the call is in flight: a prompt that
+    // continues it meanwhile is the same run asked twice at once.
     this.lastKeys.remove(run, run.lastKey);
-    run.frontier = undefined;
     run.state = 'calling';
     let last;
     for (let i = reads.length - 1; i >= 0 && last === undefined; i--) last = reads[i];
@@ -239,6 +239,8 @@ class Runs {
   answered(run, answer, translator) {
     if (!this.live.has(run.id) || run.state !== 'calling') return;
     run.state = 'answered';
+    this.frontiers.remove(run, run.frontier);
+    run.frontier = undefined;
     if (answer === undefined || translator === undefined) return;
     try {
       const kind = translator.kindOf(answer);
@@ -253,6 +255,7 @@ class Runs {
   failed(run) {
     if (!this.live.has(run.id) || run.state !== 'calling') return;
     run.state = 'failed';
+    this.frontiers.remove(run, run.frontier);
     run.frontier = run.lastKey;
     if (run.frontier !== undefined) this.frontiers.add(run, run.frontier);
   }
