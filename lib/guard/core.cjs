@@ -264,7 +264,9 @@ class Guard {
     const found = this.runs.find(messages, translator, scope);
     const { run } = found;
     this.latest = run;
-    const fresh = found.restart ? this.restart(run, messages, translator) : this.sync(run, messages, translator);
+    const fresh = found.restart ? this.restart(run, found.reads) : this.sync(run, found.reads);
+    // A message the translator could not read is left out, said once.
+    for (const error of found.reads.errors?.values() ?? []) this.unreadable(run, error);
     const epoch = run.epoch;
     run.offered = offered;
     if (!run.namesChecked && told.length > 0) {
@@ -340,27 +342,11 @@ class Guard {
   }
 
   /** Starts `run` afresh at this prompt: every message in it is new. */
-  restart(run, messages, translator) {
+  restart(run, reads) {
     run.begin();
     run.pass = 1;
     run.epoch = 0;
-    const fresh = [];
-    for (const message of messages) {
-      const read = this.kindAndKey(run, message, translator);
-      if (read !== undefined) fresh.push(read);
-    }
-    return fresh;
-  }
-
-  /** `{ message, kind, key }`, or `undefined` (said once) when the translator cannot read it. */
-  kindAndKey(run, message, translator) {
-    try {
-      const kind = translator.kindOf(message);
-      return { message, kind, key: translator.keyOf(message, kind) };
-    } catch (error) {
-      this.unreadable(run, error);
-      return undefined;
-    }
+    return reads.filter((read) => read !== undefined);
   }
 
   /**
@@ -370,17 +356,17 @@ class Guard {
    * messages with the run starts the run afresh.
    *
    * This is the one part of a model call that reads every message of the
-   * prompt, so it only asks each for its kind and key, and looks the key up
-   * in that kind's map: no string is built, and a key string the framework
-   * hands again at every call keeps the hash V8 cached for it.
+   * prompt, so it only has each one's kind and key (read once, when the run
+   * was found), and looks the key up in that kind's map: no string is
+   * built, and a key string the framework hands again at every call keeps
+   * the hash V8 cached for it.
    */
-  sync(run, messages, translator) {
+  sync(run, reads) {
     const pass = ++run.pass;
     const fresh = [];
     let continued = false;
     let matched = 0;
-    for (const message of messages) {
-      const read = this.kindAndKey(run, message, translator);
+    for (const read of reads) {
       if (read === undefined) continue;
       const { kind, key } = read;
       const records = run.records[kind] ?? run.recordsOf(kind);
@@ -398,7 +384,7 @@ class Guard {
         if (!record.system) continued = true;
       }
     }
-    if (run.recordCount > 0 && !continued) return this.restart(run, messages, translator);
+    if (run.recordCount > 0 && !continued) return this.restart(run, reads);
     run.epoch += 1;
     // Every message of the run is in this prompt: nothing to evict.
     if (matched === run.recordCount) return fresh;

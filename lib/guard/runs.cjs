@@ -106,18 +106,24 @@ class Runs {
       found = this.byPrompt(reads) ?? { run: this.add(this.guard.makeRun(this.newId())), restart: true };
     }
     this.calling(found.run, reads);
-    return found;
+    return { ...found, reads };
   }
 
-  /** Each message's `{ kind, key }`, or `undefined` for one the translator cannot read. */
+  /**
+   * Each message as `{ message, kind, key }`, read once for the whole model
+   * call, or `undefined` for one the translator cannot read (its error is
+   * in `errors`, by position).
+   */
   readAll(messages, translator) {
     const reads = new Array(messages.length);
     for (let i = 0; i < messages.length; i++) {
+      const message = messages[i];
       try {
-        const kind = translator.kindOf(messages[i]);
-        reads[i] = { kind, key: translator.keyOf(messages[i], kind) };
-      } catch {
+        const kind = translator.kindOf(message);
+        reads[i] = { message, kind, key: translator.keyOf(message, kind) };
+      } catch (error) {
         reads[i] = undefined;
+        (reads.errors ??= new Map()).set(i, error);
       }
     }
     return reads;
