@@ -317,6 +317,20 @@ describe('never in the way: a message the guard cannot read', () => {
     assert.equal(rows(guard)['empty-lookup'].checked, 1);
   });
 
+  it('a whole message that throws on every read: left out of every call, said once, the rest judged', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e) });
+    const hostile = new Proxy({}, { get() { throw new Error('hostile message'); } });
+    const first = [...promptWith({ type: 'text', value: 'noted' }), hostile];
+    const answer = (content) => async () => ({ content, finishReason: { unified: 'stop', raw: 'stop' }, usage: {}, warnings: [] });
+    await guard.middleware.wrapGenerate({ params: { prompt: first, tools: TOOLS }, doGenerate: answer(lookup[0].content) });
+    await guard.middleware.wrapGenerate({ params: { prompt: [...first, ...lookup], tools: TOOLS }, doGenerate: answer([{ type: 'text', text: 'done' }]) });
+    assert.equal(errors.length, 1);
+    assert.match(errors[0].message, /hostile message/);
+    assert.deepEqual(guard.findings.map((f) => f.kind), ['empty-lookup']);
+    assert.equal(guard.runIds().length, 1);
+  });
+
   it('a null content part is passed over: the rest of the message is read', async () => {
     const errors = [];
     const guard = createGuard({ argumentsFrom: ARMED, onError: (e) => errors.push(e) });
