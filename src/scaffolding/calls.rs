@@ -132,7 +132,6 @@
 //! nothing recurses but the arguments' parsers, which stop at a fixed depth.
 
 use std::cell::Cell;
-use std::collections::HashSet;
 
 use aho_corasick::packed::{self, Searcher};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
@@ -141,26 +140,7 @@ use serde_json::{Map, Value};
 use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
 use super::json::{shows_tool_call, JsonScan, Step};
 use super::scan::find_any;
-
-/// One offered tool: its name, and its parameter names when known.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tool {
-    pub name: Vec<u16>,
-    pub parameters: Option<Vec<Vec<u16>>>,
-}
-
-impl Tool {
-    pub fn named(name: &str) -> Self {
-        Tool { name: name.encode_utf16().collect(), parameters: None }
-    }
-
-    pub fn with_parameters(name: &str, parameters: &[&str]) -> Self {
-        Tool {
-            name: name.encode_utf16().collect(),
-            parameters: Some(parameters.iter().map(|p| p.encode_utf16().collect()).collect()),
-        }
-    }
-}
+use super::tool_names::{first_fault, Tool, MAX_NAME};
 
 /// Why a tool list cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,8 +150,8 @@ pub struct ToolsError {
     pub reason: String,
 }
 
-/// The offered tools, checked: names non-empty, at most [`MAX_NAME`] units,
-/// without line breaks, and distinct.
+/// The offered tools, checked (see [`super::tool_names`]): names
+/// non-empty, at most [`MAX_NAME`] units, without line breaks, and distinct.
 #[derive(Clone, Debug)]
 pub struct Tools {
     tools: Vec<Tool>,
@@ -232,9 +212,6 @@ impl Leads {
     }
 }
 
-/// The longest tool name accepted, in code units.
-pub const MAX_NAME: usize = 256;
-
 impl Tools {
     /// Checks `tools` and compiles the search for their names.
     pub fn new(tools: Vec<Tool>) -> Result<Self, ToolsError> {
@@ -257,32 +234,14 @@ impl Tools {
         Ok(Tools { tools, first, longest, leads })
     }
 
-    /// What [`Tools::new`] asks of a list, without compiling it: names
-    /// non-empty, at most [`MAX_NAME`] units, on one line, each once;
-    /// parameter names non-empty.
+    /// What [`Tools::new`] asks of a list, without compiling it: that
+    /// [`usable_tools`](super::tool_names::usable_tools) would keep it
+    /// whole. The error names the first tool it would not.
     pub fn check(tools: &[Tool]) -> Result<(), ToolsError> {
-        let mut seen = HashSet::new();
-        for (index, tool) in tools.iter().enumerate() {
-            let fail = |reason: &str| Err(ToolsError { tool: index, reason: reason.to_owned() });
-            if tool.name.is_empty() {
-                return fail("a tool's name must not be empty");
-            }
-            if tool.name.len() > MAX_NAME {
-                return fail("a tool's name must be at most 256 characters");
-            }
-            if tool.name.iter().any(|&unit| unit == u16::from(b'\n') || unit == u16::from(b'\r')) {
-                return fail("a tool's name must not hold a line break");
-            }
-            if !seen.insert(&tool.name[..]) {
-                return fail("this name is given twice");
-            }
-            if let Some(parameters) = &tool.parameters {
-                if parameters.iter().any(Vec::is_empty) {
-                    return fail("a parameter's name must not be empty");
-                }
-            }
+        match first_fault(tools) {
+            Some(fault) => Err(ToolsError { tool: fault.index, reason: fault.reason.message().to_owned() }),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     pub fn list(&self) -> &[Tool] {
