@@ -138,7 +138,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 use serde_json::{Map, Value};
 
 use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
-use super::json::{shows_tool_call, JsonScan, Step};
+use super::json::{readable, shows_tool_call, string_units, unmarked, JsonScan, Step};
 use super::scan::find_any;
 use super::tool_names::{first_fault, Tool, MAX_NAME};
 
@@ -265,6 +265,15 @@ impl Tools {
     /// The tool whose name is exactly `units`.
     fn named(&self, units: &[u16]) -> Option<usize> {
         self.tools.iter().position(|tool| tool.name == units)
+    }
+
+    /// The tool that the JSON string literal `quoted` (quotes included)
+    /// names, its escapes read (`m\u00e9t\u00e9o`, a lone `\ud800`).
+    fn json_named(&self, quoted: &[u16]) -> Option<usize> {
+        match quoted.get(1..quoted.len().saturating_sub(1)) {
+            Some(inner) if !inner.contains(&u16::from(b'\\')) => self.named(inner),
+            _ => self.named(&string_units(quoted)?),
+        }
     }
 
     /// The longest name that `text[at..]` begins with, or `More` when the
@@ -1146,9 +1155,9 @@ impl Reader<'_> {
             Err(Stop::No) => return self.curly_head(at),
             Err(more) => return Err(more),
         };
-        let value = lenient_json(&self.text[at..end]).ok_or(Stop::No)?;
+        let (value, marked) = marked_json(&self.text[at..end]).ok_or(Stop::No)?;
         let mut calls = Vec::new();
-        if !self.json_calls(&value, &mut calls) || calls.is_empty() {
+        if !self.json_calls(&value, marked, &mut calls) || calls.is_empty() {
             return Err(Stop::No);
         }
         Ok(Some((calls, end)))
@@ -1164,9 +1173,9 @@ impl Reader<'_> {
             .iter()
             .map(|&u| if u == LEFT_QUOTE || u == RIGHT_QUOTE { u16::from(b'"') } else { u })
             .collect();
-        let value = lenient_json(&straight).ok_or(Stop::No)?;
+        let (value, marked) = marked_json(&straight).ok_or(Stop::No)?;
         let mut calls = Vec::new();
-        if !only_call_keys(&value, 0) || !self.json_calls(&value, &mut calls) || calls.is_empty() {
+        if !only_call_keys(&value, 0) || !self.json_calls(&value, marked, &mut calls) || calls.is_empty() {
             return Err(Stop::No);
         }
         Ok(Some((calls, end)))
@@ -1280,7 +1289,7 @@ impl Reader<'_> {
                         expect_key = false;
                     } else if naming {
                         // A call to an offered tool has begun.
-                        if self.tools.named(&self.text[i + 1..end - 1]).is_some() {
+                        if self.tools.json_named(&self.text[i..end]).is_some() {
                             self.named.set(true);
                         }
                         naming = false;
@@ -1336,24 +1345,26 @@ impl Reader<'_> {
         }
     }
 
-    /// The calls a JSON value makes, if it is nothing but calls.
-    fn json_calls(&self, value: &Value, calls: &mut Vec<ParsedCall>) -> bool {
+    /// The calls a JSON value makes, if it is nothing but calls. `value` as
+    /// [`marked_json`] reads it: its names are compared unit for unit, and
+    /// when it is `marked`, a lone surrogate in the arguments reads as
+    /// U+FFFD.
+    fn json_calls(&self, value: &Value, marked: bool, calls: &mut Vec<ParsedCall>) -> bool {
         match value {
-            Value::Array(items) => !items.is_empty() && items.iter().all(|item| self.json_calls(item, calls)),
+            Value::Array(items) => {
+                !items.is_empty() && items.iter().all(|item| self.json_calls(item, marked, calls))
+            }
             Value::Object(fields) => {
                 if let Some(Value::Array(list)) = fields.get("tool_calls") {
                     return fields.len() == 1
                         && !list.is_empty()
-                        && list.iter().all(|item| self.json_calls(item, calls));
+                        && list.iter().all(|item| self.json_calls(item, marked, calls));
                 }
                 if let Some(Value::Object(function)) = fields.get("function") {
-                    return self.json_calls(&Value::Object(function.clone()), calls);
+                    return self.json_calls(&Value::Object(function.clone()), marked, calls);
                 }
                 let Some(tool) = NAME_KEYS.iter().find_map(|key| match fields.get(*key) {
-                    Some(Value::String(name)) => {
-                        let units: Vec<u16> = name.encode_utf16().collect();
-                        self.tools.named(&units)
-                    }
+                    Some(Value::String(name)) => self.tools.named(&unmarked(name)),
                     _ => None,
                 }) else {
                     return false;
@@ -1372,12 +1383,13 @@ impl Reader<'_> {
                     Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
                         Ok(parsed @ Value::Object(_)) => parsed,
                         _ => {
-                            calls.push(ParsedCall { tool, input: Err(text.encode_utf16().collect()) });
+                            calls.push(ParsedCall { tool, input: Err(unmarked(&text)) });
                             return true;
                         }
                     },
                     Some(other) => other,
                 };
+                let input = if marked { lossy(input) } else { input };
                 calls.push(ParsedCall { tool, input: Ok(input) });
                 true
             }
@@ -1840,12 +1852,34 @@ fn scalar(units: &[u16]) -> Value {
     }
 }
 
-/// `text` parsed as JSON; failing that, parsed again with the raw line
-/// breaks and tabs that models write inside strings escaped.
+/// `text` parsed as JSON, a lone surrogate in it read as U+FFFD (see
+/// [`marked_json`]).
 fn lenient_json(text: &[u16]) -> Option<Value> {
-    let text = String::from_utf16_lossy(text);
+    marked_json(text).map(|(value, marked)| if marked { lossy(value) } else { value })
+}
+
+/// `value` with its marked strings (see [`readable`]) read lossily: a lone
+/// surrogate as U+FFFD.
+fn lossy(value: Value) -> Value {
+    let lossy_string = |text: String| String::from_utf16_lossy(&unmarked(&text));
+    match value {
+        Value::String(text) => Value::String(lossy_string(text)),
+        Value::Array(items) => Value::Array(items.into_iter().map(lossy).collect()),
+        Value::Object(fields) => {
+            Value::Object(fields.into_iter().map(|(key, item)| (lossy_string(key), lossy(item))).collect())
+        }
+        other => other,
+    }
+}
+
+/// `text` parsed as JSON, with its lone surrogates (raw or escaped) kept
+/// marked in its strings (see [`readable`]), and whether any is; failing
+/// that, parsed again with the raw line breaks and tabs that models write
+/// inside strings escaped.
+fn marked_json(text: &[u16]) -> Option<(Value, bool)> {
+    let (text, marked) = readable(text);
     if let Ok(value) = serde_json::from_str::<Value>(&text) {
-        return Some(value);
+        return Some((value, marked));
     }
     let mut escaped = String::with_capacity(text.len() + 16);
     let (mut in_string, mut backslash) = (false, false);
@@ -1863,7 +1897,7 @@ fn lenient_json(text: &[u16]) -> Option<Value> {
             _ => {}
         }
     }
-    serde_json::from_str(&escaped).ok()
+    serde_json::from_str(&escaped).ok().map(|value| (value, marked))
 }
 
 /// Pythonic keyword arguments (`city="Paris", days=3`, or `city: "Paris"`)
