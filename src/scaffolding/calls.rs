@@ -42,6 +42,12 @@
 //! trimmed at each end; `string="true"` keeps it a string), or the raw text
 //! when they do not parse.
 //!
+//! A name is compared unit for unit, in any script: `<météo>…</météo>` is a
+//! tag head for an offered `météo` (a tag's own name goes beyond ASCII, or
+//! past 64 units, only as an offered tool's), and a JSON call's name is
+//! read with its escapes, so `m\u00e9t\u00e9o` and a lone `\ud800`, raw or
+//! escaped, name the tool they spell.
+//!
 //! # Precision: what keeps a clean answer clean
 //!
 //! Changing a user's code or document is worse than missing a leak, so where
@@ -896,13 +902,24 @@ impl Reader<'_> {
             i = j + 1;
         }
         let local = i;
-        while i - local <= MAX_TOKEN {
-            match self.byte(i)? {
-                Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':' | b'.') => i += 1,
-                _ => break,
-            }
+        while i - local <= MAX_TOKEN && self.byte(i)?.is_some_and(is_tag_name_byte) {
+            i += 1;
         }
-        if i == local || !self.byte(local)?.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') {
+        let ascii_start = self.byte(local)?.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+        // A name that goes on past that, in a unit beyond ASCII or past
+        // MAX_TOKEN, is a tag's only when it is an offered tool's, whole
+        // (`<météo>`, `</天气>`): so a tool is named in any script.
+        let goes_on = self.peek(i)?.is_some_and(is_tag_name_unit);
+        if goes_on && (ascii_start || i == local) {
+            match self.name_at(local)? {
+                Some((_, end))
+                    if end > i && self.text[local..end].iter().all(|&unit| is_tag_name_unit(unit)) =>
+                {
+                    i = end
+                }
+                _ => return Ok(None),
+            }
+        } else if i == local || !ascii_start {
             return Ok(None);
         }
         let name = self.text[name_start..i].to_vec();
@@ -957,7 +974,8 @@ impl Reader<'_> {
                 }
                 _ => return Ok(None),
             }
-            if i - at > MAX_OPENERS {
+            // Room for the longest name an attribute may hold, and more.
+            if i - at > MAX_OPENERS + MAX_NAME {
                 return Ok(None);
             }
         }
@@ -1683,6 +1701,16 @@ fn ascii(unit: u16) -> Option<u8> {
 
 fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// What a tag's name is made of: ASCII letters, digits, `_`, `-`, `:`
+/// and `.`; and, in an offered tool's name, any unit beyond ASCII.
+fn is_tag_name_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b':' | b'.')
+}
+
+fn is_tag_name_unit(unit: u16) -> bool {
+    ascii(unit).is_none_or(is_tag_name_byte)
 }
 
 fn is_word(unit: u16) -> bool {
@@ -2462,7 +2490,7 @@ impl CallStage {
 /// Whether a leak could begin at `at`.
 fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
     match ascii(text[at]) {
-        Some(b'<') => angle_may_open(text, at),
+        Some(b'<') => angle_may_open(tools, text, at),
         Some(b'[' | b'{') => true,
         Some(b'`') => blank,
         _ if before.is_some_and(is_word) => false,
@@ -2472,11 +2500,16 @@ fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank:
 }
 
 /// Whether the `<` at `at` may open what the reader takes there: a special
-/// token (`<|`, `<｜`, `<word|>`) or a tag (`<name`, `</`); not the `<` of
-/// `x < y`. Yes when the text ends after it.
-fn angle_may_open(text: &[u16], at: usize) -> bool {
-    text.get(at + 1)
-        .is_none_or(|&next| is_word(next) || next == FULL_BAR || matches!(ascii(next), Some(b'/' | b'|')))
+/// token (`<|`, `<｜`, `<word|>`) or a tag (`<name`, `</`, `<NAME` for an
+/// offered name beyond ASCII); not the `<` of `x < y`. Yes when the text
+/// ends after it.
+fn angle_may_open(tools: &Tools, text: &[u16], at: usize) -> bool {
+    text.get(at + 1).is_none_or(|&next| {
+        is_word(next)
+            || next == FULL_BAR
+            || matches!(ascii(next), Some(b'/' | b'|'))
+            || (ascii(next).is_none() && tools.name_may_begin(&text[at + 1..]))
+    })
 }
 
 /// Whether a leak may begin at a letter that starts a line: what
@@ -2612,7 +2645,7 @@ fn plain_run(
             return (stop - at, crossed);
         }
         // A `<` that opens nothing is prose (it leaves the line as it is).
-        if text[stop] == u16::from(b'<') && !angle_may_open(text, stop) {
+        if text[stop] == u16::from(b'<') && !angle_may_open(tools, text, stop) {
             from = stop + 1;
             continue;
         }
