@@ -232,7 +232,7 @@ impl Tools {
         // Narrowed as the text is (see `narrow_into`): a byte a unit.
         let literals: Vec<Vec<u8>> = tools
             .iter()
-            .map(|tool| tool.name.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }).collect())
+            .map(|tool| tool.name.iter().copied().map(narrowed).collect())
             .chain(LEAD_PREFIXES.iter().map(|prefix| prefix.as_bytes().to_vec()))
             .collect();
         let leads = Leads::new(&literals)
@@ -2588,12 +2588,24 @@ fn next_lead(tools: &Tools, narrow: &[u8], from: usize) -> usize {
     tools.leads.find(narrow, from).unwrap_or(narrow.len())
 }
 
-/// `text` as one byte per unit: ASCII as itself, anything else as 0x80.
-/// Narrowed, the names and prefixes are searched as plain byte strings; a
-/// name with units outside ASCII matches any unit there, and is checked.
+/// `text` as one byte per unit (see [`narrowed`]). Narrowed, the names and
+/// prefixes are searched as plain byte strings; a name with units outside
+/// ASCII matches any unit that narrows as its own does, and is checked.
 fn narrow_into(text: &[u16], narrow: &mut Vec<u8>) {
     narrow.clear();
-    narrow.extend(text.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }));
+    narrow.extend(text.iter().copied().map(narrowed));
+}
+
+/// A unit as one byte: ASCII as itself, anything else as 0x80 and its low
+/// seven bits, so that in a text in another script a name in that script
+/// is a lead at one place in about 128 to the power of its length, not at
+/// every place.
+fn narrowed(unit: u16) -> u8 {
+    if unit < 0x80 {
+        unit as u8
+    } else {
+        0x80 | (unit & 0x7F) as u8
+    }
 }
 
 /// Where, from `from`, the next unit is that stops a plain run (see
