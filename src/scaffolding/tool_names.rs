@@ -40,7 +40,7 @@ pub const MAX_NAME: usize = 256;
 
 /// Why a tool was left out of a list, or (`EmptyParameter`) kept without
 /// its empty parameter names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SkipReason {
     EmptyName,
     LongName,
@@ -99,7 +99,8 @@ pub struct UsableTools {
     pub tools: Vec<Tool>,
     /// For each of `tools`, its index in the list given.
     pub from: Vec<usize>,
-    /// What was left out, in the list's order: at most one entry a tool.
+    /// What was left out or trimmed, in the list's order: at most one
+    /// entry a tool.
     pub skipped: Vec<Skipped>,
 }
 
@@ -112,10 +113,9 @@ pub struct UsableTools {
 pub fn usable_tools(tools: Vec<Tool>) -> UsableTools {
     let skipped: Vec<Skipped> = faults(&tools).collect();
     let mut usable = UsableTools { tools: Vec::with_capacity(tools.len()), from: Vec::new(), skipped };
-    let mut faults = usable.skipped.iter().peekable();
+    let mut reports = usable.skipped.iter().peekable();
     for (index, mut tool) in tools.into_iter().enumerate() {
-        let fault = faults.next_if(|fault| fault.index == index).map(|fault| fault.reason);
-        match fault {
+        match reports.next_if(|report| report.index == index).map(|report| report.reason) {
             Some(reason) if reason.drops_tool() => continue,
             Some(_) => {
                 if let Some(parameters) = &mut tool.parameters {
@@ -182,7 +182,8 @@ mod tests {
     fn each_rule_in_a_table() {
         let longest = long(256);
         // (case, the list, the names kept, what is skipped)
-        let cases: Vec<(&str, Vec<Tool>, Vec<&str>, Vec<(usize, SkipReason)>)> = vec![
+        type Row<'a> = (&'a str, Vec<Tool>, Vec<&'a str>, Vec<(usize, SkipReason)>);
+        let cases: Vec<Row> = vec![
             ("nothing", vec![], vec![], vec![]),
             ("plain names", vec![Tool::named("a"), Tool::named("b")], vec!["a", "b"], vec![]),
             ("empty name", vec![Tool::named(""), Tool::named("a")], vec!["a"], vec![(0, EmptyName)]),
