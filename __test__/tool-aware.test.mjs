@@ -7,12 +7,15 @@
 // calls in one wrapper, and tool names with dots, dashes and a space. Each
 // generated call sits in prose and must be stripped whole, the prose before
 // and after it left, in every chunking `chunkings()` makes, with its `calls`
-// read right.
+// read right. Each form runs again with names in other scripts (accented
+// Latin, Cyrillic, CJK, right to left, combining marks, emoji, lone
+// surrogates) and names near 256 units, its JSON also spelt with escapes.
 //
 // The other half is precision: generated and hand-written texts that
 // mention the offered tools (in prose, inline code, code blocks, HTML, JSON
-// and XML documents, markdown links, math) must come out unchanged, with
-// nothing stripped, in every chunking.
+// and XML documents, markdown links, math), in English and in the
+// languages of those names, must come out unchanged, with nothing
+// stripped, in every chunking.
 //
 // The grammar and its precision rules are stated in src/scaffolding/calls.rs.
 // A failing case prints its seed; TOOL_AWARE_SEED=<n> replays the run.
