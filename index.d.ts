@@ -587,7 +587,11 @@ export interface ScaffoldingFilterOptions {
    * whatever markup it comes: tags, attributes, JSON, pythonic calls,
    * special tokens and the wrappers around them, including formats no
    * preset names. Each such strip carries the calls read out of it
-   * (`StripEvent.calls`). An empty or repeated name is a `TypeError`.
+   * (`StripEvent.calls`). Names in any script are read alike. A name
+   * that is empty, longer than 256 UTF-16 code units, holds a line
+   * break or repeats an earlier one, or an empty parameter name, is a
+   * `TypeError` naming the entry: `usableTools(tools)` leaves such tools
+   * out instead, and says which.
    */
   readonly tools?: ReadonlyArray<string | ScaffoldTool> | undefined
   /**
@@ -751,6 +755,27 @@ export interface ServedGroundedTool {
   readonly argumentsFrom: readonly string[]
 }
 
+/**
+ * A tool `usableTools` left out, or kept without its empty parameter
+ * names.
+ */
+export interface SkippedTool {
+  /** Its index in the list given. */
+  readonly index: number
+  /** Its name, as given. */
+  readonly name: string
+  readonly reason: SkippedToolReason
+}
+
+/**
+ * Why `usableTools` left a tool out: `'empty-name'`; `'long-name'`, over
+ * 256 UTF-16 code units; `'line-break'`, a line feed or carriage return
+ * in the name; `'repeated-name'`, the name of an earlier tool, which is
+ * kept. Or why it kept a tool with fewer parameters: `'empty-parameter'`,
+ * its empty parameter names are dropped.
+ */
+export type SkippedToolReason = 'empty-name' | 'long-name' | 'line-break' | 'repeated-name' | 'empty-parameter'
+
 /** One stripped span, as `onStrip` receives it. */
 export interface StripEvent {
   /**
@@ -831,3 +856,36 @@ export interface UnsupportedArgumentsEncounter {
  * @param epoch the run iteration, stamped on every finding and witness.
  */
 export declare function unsupportedArgumentsOf(calls: readonly ArgumentChoice[], corpus: ChoiceCorpus, epoch: number): UnsupportedArguments
+
+/**
+ * The tools of `tools` that tool-aware detection can use, and what it
+ * leaves out: lenient where `new ScaffoldingFilter({ tools })` is strict,
+ * for a list from elsewhere (an MCP server, a framework's tool list).
+ * `tools` has the shape of `ScaffoldingFilterOptions.tools`, and so has
+ * the `tools` of the answer. A tool whose name is empty, longer than 256
+ * UTF-16 code units or holds a line break is left out, and so is a tool
+ * with the name of an earlier one (the first is kept); a tool with an
+ * empty parameter name is kept without it. Each is reported once in
+ * `skipped`. A name in any script is usable. A list the filter would take
+ * comes back whole, its entries the very values given, with nothing
+ * skipped. Throws a `TypeError` naming the argument or the entry when
+ * `tools` is not such a list (an entry that is neither a string nor a
+ * `{ name, parameters? }` object, a name or parameter that is no string).
+ */
+export declare function usableTools(tools: ReadonlyArray<string | ScaffoldTool>): UsableTools
+
+/** What `usableTools` answers. */
+export interface UsableTools {
+  /**
+   * The usable tools, in the list's order, ready to pass as
+   * `new ScaffoldingFilter({ tools })`: each the very entry given
+   * (string or object), except that a tool kept without its empty
+   * parameter names is a new `{ name, parameters }`.
+   */
+  readonly tools: Array<string | ScaffoldTool>
+  /**
+   * What was left out or trimmed, in the list's order: at most one
+   * entry a tool.
+   */
+  readonly skipped: Array<SkippedTool>
+}

@@ -883,5 +883,7 @@ module.exports.RunRole = nativeBinding.RunRole
 module.exports.SCAFFOLD_PATTERNS = nativeBinding.SCAFFOLD_PATTERNS
 module.exports.SCAFFOLD_PRESETS = nativeBinding.SCAFFOLD_PRESETS
 module.exports.SCAFFOLD_SPECIAL_TOKENS = nativeBinding.SCAFFOLD_SPECIAL_TOKENS
+module.exports.SkippedToolReason = nativeBinding.SkippedToolReason
 module.exports.StripReason = nativeBinding.StripReason
 module.exports.unsupportedArgumentsOf = nativeBinding.unsupportedArgumentsOf
+module.exports.usableTools = nativeBinding.usableTools

@@ -7,7 +7,7 @@ import { it } from 'node:test';
 import { root } from './helpers.mjs';
 
 const ENTRIES = {
-  seamguard: ['ScaffoldingFilter', 'SCAFFOLD_PATTERNS', 'emptyLookupOf', 'readLookupResult', 'EMPTY_LOOKUP_CEILING'],
+  seamguard: ['ScaffoldingFilter', 'SCAFFOLD_PATTERNS', 'usableTools', 'emptyLookupOf', 'readLookupResult', 'EMPTY_LOOKUP_CEILING'],
   'seamguard/streams': ['scaffoldingTransform', 'stripScaffolding'],
   'seamguard/ai-sdk': ['scaffoldingMiddleware'],
 };

@@ -7,12 +7,15 @@
 // calls in one wrapper, and tool names with dots, dashes and a space. Each
 // generated call sits in prose and must be stripped whole, the prose before
 // and after it left, in every chunking `chunkings()` makes, with its `calls`
-// read right.
+// read right. Each form runs again with names in other scripts (accented
+// Latin, Cyrillic, CJK, right to left, combining marks, emoji, lone
+// surrogates) and names near 256 units, its JSON also spelt with escapes.
 //
 // The other half is precision: generated and hand-written texts that
 // mention the offered tools (in prose, inline code, code blocks, HTML, JSON
-// and XML documents, markdown links, math) must come out unchanged, with
-// nothing stripped, in every chunking.
+// and XML documents, markdown links, math), in English and in the
+// languages of those names, must come out unchanged, with nothing
+// stripped, in every chunking.
 //
 // The grammar and its precision rules are stated in src/scaffolding/calls.rs.
 // A failing case prints its seed; TOOL_AWARE_SEED=<n> replays the run.
@@ -284,12 +287,21 @@ function jsonCall(r, name, input) {
 }
 
 /**
- * One call at wrapping `level`: `{ text, calls, lineStart }`. `lineStart`:
+ * Whether `name` can be a tag's own name (`<NAME>…</NAME>`): letters, digits,
+ * `_`, `.`, `-`, or any unit beyond ASCII, not starting with a digit, `.`
+ * or `-`.
+ */
+const isTagSafe = (name) => /^[A-Za-z_\u0080-\uffff][\w.\-\u0080-\uffff]*$/.test(name);
+
+/**
+ * One call at wrapping `level`: `{ text, calls, lineStart }`. `form` forces
+ * the head's form and its tool (the first of `tools`); `spell` rewrites the
+ * text of a JSON call (its escapes). `lineStart`:
  * the head must begin its line (a bare JSON call, a harmony channel word).
  */
-function oneCall(r, tools, level, { multi = false, closedByTag = false } = {}) {
-  const name = r.pick(tools);
-  const tagSafe = /^[A-Za-z_][\w.-]*$/.test(name);
+function oneCall(r, tools, level, { multi = false, closedByTag = false, form: forced, spell = (json) => json } = {}) {
+  const name = forced ? tools[0] : r.pick(tools);
+  const tagSafe = isTagSafe(name);
   const forms = ['attr', 'tagEq', 'functions', 'ARGS'];
   if (tagSafe) forms.push('named');
   if (level === 0 && !multi) forms.push('jsonLine', 'harmony', 'kimiTail', 'court', 'curly', 'strayCloser');
@@ -300,7 +312,7 @@ function oneCall(r, tools, level, { multi = false, closedByTag = false } = {}) {
   if (level >= 3) forms.push('loose', 'bareFence', 'arrow', 'sepWord', 'dotCall');
   // A name alone is a call only right before its strong wrapper's closing tag.
   if (level >= 3 && closedByTag) forms.push('noArgs');
-  const form = r.pick(forms);
+  const form = forced ?? r.pick(forms);
   note(`head:${form}`);
   const body = () => (r.chance(0.5) ? args(r, 'json') : args(r, 'tags'));
   const sp = () => r.pick(['', '\n', ' ', '\n  ']);
@@ -337,14 +349,14 @@ function oneCall(r, tools, level, { multi = false, closedByTag = false } = {}) {
     case 'jsonLine': case 'json': {
       const count = form === 'json' && r.chance(0.3) ? 2 : 1;
       const calls = [];
-      const objects = Array.from({ length: count }, () => {
-        const callName = r.pick(tools);
+      const objects = Array.from({ length: count }, (_, index) => {
+        const callName = forced && index === 0 ? name : r.pick(tools);
         const input = jsonObject(r);
         calls.push({ name: callName, input });
         return jsonCall(r, callName, input);
       });
       const value = count > 1 || r.chance(0.3) ? (r.chance(0.5) ? objects : { tool_calls: objects }) : objects[0];
-      return { text: json(r, value), calls, lineStart: form === 'jsonLine' };
+      return { text: spell(json(r, value)), calls, lineStart: form === 'jsonLine' };
     }
     case 'harmony': {
       const a = args(r, 'json');
@@ -415,19 +427,46 @@ function oneCall(r, tools, level, { multi = false, closedByTag = false } = {}) {
   }
 }
 
-/** One generated leak: `{ tools, leak, calls, lineStart }`. */
-function generatedLeak(r) {
-  const tools = toolList(r);
-  const wrapper = outerWrapper(r);
-  const inner = wrapper.level > 0 && r.chance(0.35)
+/**
+ * The wrapping each head form needs: the least level, or `'none'` for a
+ * form that stands without a wrapper, or `'closed'` for one that needs a
+ * strong wrapper's closing tag. The keys are every form `oneCall` writes,
+ * and the two lists `generatedLeak` writes.
+ */
+const FORM_LEVELS = {
+  named: 0, attr: 0, tagEq: 0, functions: 0, ARGS: 0,
+  jsonLine: 'none', harmony: 'none', kimiTail: 'none', court: 'none', curly: 'none', strayCloser: 'none',
+  pythonic: 1, json: 2, bareJson: 2, bareTags: 2,
+  loose: 3, bareFence: 3, arrow: 3, sepWord: 3, dotCall: 3, noArgs: 'closed',
+  'pythonic list': 1, 'pythonic list alone': 'none',
+};
+
+/** An outer wrapper that `form` can stand in. */
+function wrapperFor(r, form) {
+  const need = FORM_LEVELS[form];
+  if (need === 'none') return { open: '', close: '', level: 0 };
+  for (;;) {
+    const wrapper = outerWrapper(r);
+    if (need === 'closed' ? wrapper.level === 3 && wrapper.close.startsWith('</') : wrapper.level >= need) return wrapper;
+  }
+}
+
+/**
+ * One generated leak: `{ tools, leak, calls, lineStart }`. Given `form`
+ * (a key of `FORM_LEVELS`), one call in that form to `tools[0]`, its JSON
+ * spelt by `spell`.
+ */
+function generatedLeak(r, { tools = toolList(r), form, spell } = {}) {
+  const wrapper = form ? wrapperFor(r, form) : outerWrapper(r);
+  const inner = !form && wrapper.level > 0 && r.chance(0.35)
     ? r.pick([
       () => { const t = tokenWord(r); return { open: `<|${t}|>`, close: r.chance(0.7) ? `<|${tokenWord(r, [t])}|>` : '', level: 3 }; },
       () => { const name = tagName(r); return { open: `<${name}>`, close: `</${name}>`, level: toolish(name) ? 3 : 2 }; },
     ])()
     : { open: '', close: '', level: 0 };
   const level = Math.max(wrapper.level, inner.level);
-  const count = wrapper.level > 0 && r.chance(0.35) ? 2 + r.below(2) : 1;
-  const pythonicList = r.chance(level >= 1 ? 0.15 : 0.1);
+  const count = !form && wrapper.level > 0 && r.chance(0.35) ? 2 + r.below(2) : 1;
+  const pythonicList = form ? form.startsWith('pythonic list') : r.chance(level >= 1 ? 0.15 : 0.1);
   const parts = [];
   const calls = [];
   // A bare list of calls (Llama 3.2's pythonic output) begins its line.
@@ -435,7 +474,7 @@ function generatedLeak(r) {
   if (pythonicList) {
     // A list of pythonic calls: `[a(x=1), b(y="z")]`, in its wrapper or alone.
     for (let i = 0; i < count; i += 1) {
-      const name = r.pick(tools);
+      const name = form ? tools[0] : r.pick(tools);
       const a = args(r, 'pythonic');
       parts.push(`${name}${a.text}`);
       calls.push({ name, input: a.input });
@@ -447,7 +486,9 @@ function generatedLeak(r) {
   for (let i = 0; i < count; i += 1) {
     const closer = inner.open ? inner.close : wrapper.close;
     const closedByTag = closer.startsWith('</') && (inner.open ? inner.level : wrapper.level) === 3;
-    const call = oneCall(r, tools, level, { multi: count > 1, closedByTag: closedByTag && (count === 1 || Boolean(inner.open)) });
+    const call = oneCall(r, tools, level, {
+      multi: count > 1, closedByTag: closedByTag && (count === 1 || Boolean(inner.open)), form, spell,
+    });
     if (call.lineStart) lineStart = true;
     const word = wrapper.word && !call.text.startsWith('<') && !call.text.startsWith('{') && !call.text.startsWith('[') && !call.text.startsWith('functions.') ? wrapper.word : '';
     parts.push(`${inner.open}${word}${call.text}${inner.close}`);
@@ -489,30 +530,39 @@ function allCases(count, check) {
   assert.equal(failed, 0, `${failed} of ${count} cases failed (seed ${SEED}; TOOL_AWARE_SEED=${SEED} replays):\n\n${failures.join('\n\n')}`);
 }
 
+/**
+ * Puts a generated leak in prose (drawn from `r`) and checks that it is
+ * stripped whole, the prose around it left and its calls read right, in
+ * every chunking; `label` names the case in a failure. The leak's text.
+ */
+function strippedInProse(r, { tools, leak, calls, lineStart }, seed, label) {
+  const before = r.pick(PROSE) + (lineStart || r.chance(0.5) ? r.pick(['\n', '\n\n']) : ' ');
+  const after = r.pick([' ', '\n', '\n\n']) + r.pick(AFTER);
+  const text = before + leak + after;
+  for (const chunks of chunkings(text, seed)) {
+    const { out, strips } = filtered(tools, chunks);
+    const where = `${label} (${chunks.length} chunks): ${JSON.stringify(text)} tools ${JSON.stringify(tools)}`;
+    assert.deepEqual(strips.map((s) => s.span), [leak], `the leak, whole: ${where}`);
+    assert.equal(out, before + after, `the prose around it: ${where}`);
+    assert.equal(strips[0].pattern, -1, where);
+    assert.equal(strips[0].reason, 'match', where);
+    try {
+      sameCalls(strips[0].calls, calls);
+    } catch (error) {
+      error.message = `${error.message}: ${where}\n${JSON.stringify(strips[0].calls)}`;
+      throw error;
+    }
+  }
+  return leak;
+}
+
 describe('generated grammars: a leaked call to an offered tool is stripped whole', () => {
   it(`${LEAK_CASES} generated leaks in prose, in every chunking (seed ${SEED})`, () => {
     const r = rng(SEED);
     const seen = new Set();
     allCases(LEAK_CASES, (n) => {
-      const { tools, leak, calls, lineStart } = generatedLeak(r);
-      const before = r.pick(PROSE) + (lineStart || r.chance(0.5) ? r.pick(['\n', '\n\n']) : ' ');
-      const after = r.pick([' ', '\n', '\n\n']) + r.pick(AFTER);
-      const text = before + leak + after;
+      const leak = strippedInProse(r, generatedLeak(r), SEED + n, `case ${n} (seed ${SEED})`);
       seen.add(leak.slice(0, 12));
-      for (const chunks of chunkings(text, SEED + n)) {
-        const { out, strips } = filtered(tools, chunks);
-        const where = `case ${n} (seed ${SEED}, ${chunks.length} chunks): ${JSON.stringify(text)} tools ${JSON.stringify(tools)}`;
-        assert.deepEqual(strips.map((s) => s.span), [leak], `the leak, whole: ${where}`);
-        assert.equal(out, before + after, `the prose around it: ${where}`);
-        assert.equal(strips[0].pattern, -1, where);
-        assert.equal(strips[0].reason, 'match', where);
-        try {
-          sameCalls(strips[0].calls, calls);
-        } catch (error) {
-          error.message = `${error.message}: ${where}\n${JSON.stringify(strips[0].calls)}`;
-          throw error;
-        }
-      }
     });
     assert.ok(seen.size > LEAK_CASES / 2, 'the leaks vary');
   });
@@ -540,12 +590,63 @@ describe('generated grammars: a leaked call to an offered tool is stripped whole
 });
 
 // ---------------------------------------------------------------------------
+// Names in any script: each head form above, with each name of each script,
+// in every chunking. JSON calls are also spelt as an ASCII-only encoder
+// writes them (`\u00e9`) and with their lone surrogates raw.
+
+/** Tool names by script (and two long ones); in some, one is a prefix of another. */
+const SCRIPTS = {
+  'Latin with accents': ['météo', 'météo_v2', 'créer_événement', 'Straße-suchen', 'prévisions météo'],
+  Cyrillic: ['погода', 'найти_файл'],
+  Greek: ['καιρός'],
+  CJK: ['天气', '天气预报', '查询_天气', '天気予報', '날씨'],
+  'right to left': ['طقس', 'מזג_אוויר'],
+  'combining marks': ['मौसम', 'cafe\u0301'],
+  emoji: ['🌤️', 'weather🔥', '🔍search', '👩‍💻'],
+  'lone surrogates': ['a\ud800b', '\udc00tool', 'x\udbff'],
+  // As an MCP server names a tool: near the 256 units a name may have.
+  'long ASCII': [`mcp__filesystem__${'read_'.repeat(47)}`, `mcp__${'x'.repeat(251)}`],
+};
+
+/** The spellings of a JSON call's text. */
+const SPELLINGS = {
+  'as JSON.stringify writes it': (json) => json,
+  'escaped to ASCII': (json) => json.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  'lone surrogates raw': (json) => json.replace(/\\u(d[89a-f][0-9a-f]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))),
+};
+
+/** A number from a string, to seed each script's run apart. */
+const hashOf = (text) => [...text].reduce((hash, c) => (Math.imul(hash, 31) + c.codePointAt(0)) >>> 0, 7);
+
+describe('names in any script: a leak is stripped in every form an ASCII name is', () => {
+  for (const [script, names] of Object.entries(SCRIPTS)) {
+    it(`${script}: every head form, in every chunking`, () => {
+      const r = rng(SEED ^ hashOf(script));
+      const cases = [];
+      for (const name of names) {
+        for (const form of Object.keys(FORM_LEVELS)) {
+          if (form === 'named' && !isTagSafe(name)) continue;
+          const spellings = form === 'json' || form === 'jsonLine' ? Object.entries(SPELLINGS) : [['', undefined]];
+          for (const [spelling, spell] of spellings) cases.push({ name, form, spelling, spell });
+        }
+      }
+      allCases(cases.length, (n) => {
+        const { name, form, spelling, spell } = cases[n];
+        const tools = [name, ...names.filter((other) => other !== name), 'get_weather'];
+        const label = `${script} case ${n}, ${JSON.stringify(name)} ${form}${spelling ? `, ${spelling}` : ''} (seed ${SEED})`;
+        strippedInProse(r, generatedLeak(r, { tools, form, spell }), SEED + n, label);
+      });
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------
 // Precision: texts that mention the offered tools without calling them.
 
 const REALISTIC = ['get_weather', 'search', 'read_file', 'run_shell'];
 
-/** A Python identifier for a tool (its name where it is one). */
-const ident = (name) => name.replace(/[^A-Za-z0-9_]/g, '_');
+/** A Python identifier for a tool (its name where it is one), in any script. */
+const ident = (name) => name.replace(/[^\p{L}\p{M}\p{N}_]/gu, '_');
 
 /** One paragraph that mentions `name` in a way that is no call. */
 const MENTIONS = [
@@ -571,7 +672,7 @@ const MENTIONS = [
     ? `<funcsynopsis><funcdef>int <function>${name}</function></funcdef><paramdef>int <parameter>${name}</parameter></paramdef></funcsynopsis>`
     : `<para>The <function>open</function> call takes <parameter>flags</parameter>.</para>`,
   (r, name) => `<function name="${name}"><description>Gets the weather for a city</description></function>`,
-  (r, name) => `See [${name}](https://example.com/tools/${encodeURIComponent(name)}) and [${ident(name)}(city="Paris")](https://example.com/#call), or [${name}] below.`,
+  (r, name) => `See [${name}](https://example.com/tools/${encodeURIComponent(name.toWellFormed())}) and [${ident(name)}(city="Paris")](https://example.com/#call), or [${name}] below.`,
   (r, name) => `If x < y and y > z, then {x, y} ⊂ S and f: {a} → [b]; for ${name}, $\\{ n \\mid n < 3 \\}$ holds.`,
   (r, name) => `It prints {"name": "${name}", "arguments": {"city": "Paris"}} and waits for your code to notice.`,
   (r, name) => `### ${name}\n{"city": "Paris", "days": 3}`,
@@ -582,8 +683,8 @@ const MENTIONS = [
   (r, name) => `Send it to=${name} later, or to ${name}.`,
 ];
 
-function generatedClean(r) {
-  const tools = [...new Set([...REALISTIC, ...toolList(r)])];
+function generatedClean(r, offered) {
+  const tools = offered ?? [...new Set([...REALISTIC, ...toolList(r)])];
   const count = 1 + r.below(3);
   const parts = Array.from({ length: count }, () => r.pick(MENTIONS)(r, r.pick(tools)));
   // A fence stands on lines of its own.
@@ -614,6 +715,57 @@ const HAND_WRITTEN = [
   '<?xml version="1.0"?>\n<tools>\n  <tool name="get_weather" version="2">\n    <description>Weather</description>\n  </tool>\n  <tool name="search" enabled="true"/>\n</tools>',
   'Vec<Result<String, Error>> results; // search() fills this\nif a<b && c>d { read_file() }',
 ];
+
+/**
+ * Texts in other languages that mention tools named in them, in prose,
+ * code and documents: each must pass untouched with those tools offered.
+ */
+const HAND_WRITTEN_IN_SCRIPTS = [
+  [['météo', 'créer_événement'], 'La météo de demain : pluie sur Paris. Appelez météo(ville="Paris") pour la mise à jour, ou `météo` depuis le menu ; créer_événement(date) renvoie un identifiant.'],
+  [['météo'], 'Voici le client :\n\n```python\ndef météo(ville):\n    return requêtes.get(f"https://wttr.in/{ville}").json()\n\nrésultat = météo("Paris")\n```\n\nAppelez-le avec une ville.'],
+  [['météo'], '{\n  "name": "météo",\n  "version": "1.0.0",\n  "description": "Prévisions pour une ville"\n}'],
+  [['天气', '天气预报'], '今天天气很好，明天有雨。你可以调用天气工具：天气(城市="北京")，它会返回 JSON，比如 {"城市": "北京", "天气": "晴"}。天气预报也一样。'],
+  [['天气'], '```js\nconst 结果 = await tools["天气"]({ 城市: "上海" });\nconsole.log(结果);\n```\n\n<p>天气</p> 和 <天气>晴</天气> 都只是文字。'],
+  [['天气'], '<select name="天气"><option>晴</option></select>\n<div id="天气">天气</div>\n<天气 城市="北京"/>'],
+  [['天気予報'], '天気予報によると、明日は雨です。[天気予報](https://example.com/天気予報) を参照してください。`天気予報(都市)` は関数です。'],
+  [['погода', 'найти_файл'], 'Погода сегодня хорошая. Функция погода(город) возвращает прогноз, а `погода("Москва")` и [найти_файл] — примеры.'],
+  [['날씨'], '오늘 날씨는 맑습니다. 날씨 도구의 정의:\n{"name": "날씨", "description": "날씨를 조회합니다", "parameters": {"type": "object", "properties": {"도시": {"type": "string"}}}}'],
+  [['طقس'], 'الطقس اليوم مشمس. استخدم طقس(المدينة="القاهرة") لمعرفة التفاصيل، أو اكتب <طقس> في البحث.'],
+  [['मौसम'], 'आज का मौसम अच्छा है। मौसम(शहर="दिल्ली") एक फ़ंक्शन है।'],
+  [['🌤️', '🔍search'], '🌤️ Sunny today! The 🌤️ tool gives the forecast; call 🌤️(city) when you need it, or 🔍search for the rest.'],
+  [['a\ud800b'], 'A name with a lone surrogate, a\ud800b, is still just text here: a\ud800b(x=1), and {"a\ud800b": 1} is data.'],
+];
+
+describe('texts in other languages that mention tools named in them pass unchanged', () => {
+  const names = [...new Set(Object.values(SCRIPTS).flat())];
+  it(`${CLEAN_CASES} generated texts with names in every script, in every chunking and either openSpanAtEnd (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x5c417);
+    allCases(CLEAN_CASES, (n) => {
+      const script = r.pick(Object.values(SCRIPTS));
+      const { tools, text } = generatedClean(r, [...new Set([...script, r.pick(names)])]);
+      for (const chunks of chunkings(text, SEED + 70_000 + n)) {
+        for (const openSpanAtEnd of ['emit', 'drop']) {
+          const { out, strips } = filtered(tools, chunks, { openSpanAtEnd });
+          const where = `clean case ${n} (seed ${SEED}, ${chunks.length} chunks, ${openSpanAtEnd}): ${JSON.stringify(text)} tools ${JSON.stringify(tools)}`;
+          assert.deepEqual(strips.map((s) => s.span), [], where);
+          assert.equal(out, text, where);
+        }
+      }
+    });
+  });
+
+  for (const [index, [tools, text]] of HAND_WRITTEN_IN_SCRIPTS.entries()) {
+    it(`hand-written ${index}: ${JSON.stringify(text.slice(0, 40))}…`, () => {
+      for (const chunks of chunkings(text, 80_000 + index)) {
+        for (const openSpanAtEnd of ['emit', 'drop']) {
+          const { out, strips } = filtered(tools, chunks, { openSpanAtEnd });
+          assert.deepEqual(strips.map((s) => s.span), [], `${chunks.length} chunks, ${openSpanAtEnd}`);
+          assert.equal(out, text, `${chunks.length} chunks, ${openSpanAtEnd}`);
+        }
+      }
+    });
+  }
+});
 
 describe('texts that mention the tools without calling them pass unchanged', () => {
   it(`${CLEAN_CASES} generated texts, in every chunking and either openSpanAtEnd (seed ${SEED})`, () => {

@@ -189,6 +189,58 @@ pub struct ScaffoldTool {
     pub parameters: Option<()>,
 }
 
+/// Why `usableTools` left a tool out: `'empty-name'`; `'long-name'`, over
+/// 256 UTF-16 code units; `'line-break'`, a line feed or carriage return
+/// in the name; `'repeated-name'`, the name of an earlier tool, which is
+/// kept. Or why it kept a tool with fewer parameters: `'empty-parameter'`,
+/// its empty parameter names are dropped.
+#[napi(string_enum)]
+pub enum SkippedToolReason {
+    #[napi(value = "empty-name")]
+    EmptyName,
+    #[napi(value = "long-name")]
+    LongName,
+    #[napi(value = "line-break")]
+    LineBreak,
+    #[napi(value = "repeated-name")]
+    RepeatedName,
+    #[napi(value = "empty-parameter")]
+    EmptyParameter,
+}
+
+/// A tool `usableTools` left out, or kept without its empty parameter
+/// names.
+// Declared for the typings; built in `usable_tools`.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct SkippedTool {
+    /// Its index in the list given.
+    #[napi(readonly)]
+    pub index: u32,
+    /// Its name, as given.
+    #[napi(readonly)]
+    pub name: String,
+    #[napi(readonly)]
+    pub reason: SkippedToolReason,
+}
+
+/// What `usableTools` answers.
+// Declared for the typings; built in `usable_tools`.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct UsableTools {
+    /// The usable tools, in the list's order, ready to pass as
+    /// `new ScaffoldingFilter({ tools })`: each the very entry given
+    /// (string or object), except that a tool kept without its empty
+    /// parameter names is a new `{ name, parameters }`.
+    #[napi(readonly, ts_type = "Array<string | ScaffoldTool>")]
+    pub tools: (),
+    /// What was left out or trimmed, in the list's order: at most one
+    /// entry a tool.
+    #[napi(readonly)]
+    pub skipped: Vec<SkippedTool>,
+}
+
 /// Options for `new ScaffoldingFilter(options)`. Every key is optional, and
 /// a key set to `undefined` counts as left out; a key that is not one of
 /// these is a `TypeError` (a misspelt option would otherwise be ignored
@@ -218,7 +270,11 @@ pub struct ScaffoldingFilterOptions {
     /// whatever markup it comes: tags, attributes, JSON, pythonic calls,
     /// special tokens and the wrappers around them, including formats no
     /// preset names. Each such strip carries the calls read out of it
-    /// (`StripEvent.calls`). An empty or repeated name is a `TypeError`.
+    /// (`StripEvent.calls`). Names in any script are read alike. A name
+    /// that is empty, longer than 256 UTF-16 code units, holds a line
+    /// break or repeats an earlier one, or an empty parameter name, is a
+    /// `TypeError` naming the entry: `usableTools(tools)` leaves such tools
+    /// out instead, and says which.
     #[napi(readonly, ts_type = "ReadonlyArray<string | ScaffoldTool> | undefined")]
     pub tools: Option<()>,
     /// What `flush()` does with a span still open at the end: `'emit'`
@@ -727,16 +783,7 @@ fn settings_to_js(js: Js, env: &Env, settings: Settings) -> Result<Handle> {
         fields.push((c"patterns", patterns));
     }
     if let Some(tools) = tools {
-        let list = tools
-            .iter()
-            .map(|tool| match &tool.parameters {
-                None => js.string(&tool.name),
-                Some(parameters) => {
-                    let names = parameters.iter().map(|name| js.string(name)).collect::<Result<Vec<_>>>()?;
-                    js.object(&[(c"name", js.string(&tool.name)?), (c"parameters", js.array(&names)?)])
-                }
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let list = tools.iter().map(|tool| tool_to_js(js, tool)).collect::<Result<Vec<_>>>()?;
         fields.push((c"tools", js.array(&list)?));
     }
     match open_span_at_end {
@@ -1097,17 +1144,82 @@ fn compiled_registry(js: Js, value: Handle) -> Result<Option<Arc<Registry>>> {
     Ok(Some(Arc::clone(&instance.registry)))
 }
 
+/// A tool as `options.tools` takes it: its name, or `{ name, parameters }`.
+fn tool_to_js(js: Js, tool: &scaffolding::Tool) -> Result<Handle> {
+    match &tool.parameters {
+        None => js.string(&tool.name),
+        Some(parameters) => {
+            let names = parameters.iter().map(|name| js.string(name)).collect::<Result<Vec<_>>>()?;
+            js.object(&[(c"name", js.string(&tool.name)?), (c"parameters", js.array(&names)?)])
+        }
+    }
+}
+
+/// The tools of `tools` that tool-aware detection can use, and what it
+/// leaves out: lenient where `new ScaffoldingFilter({ tools })` is strict,
+/// for a list from elsewhere (an MCP server, a framework's tool list).
+/// `tools` has the shape of `ScaffoldingFilterOptions.tools`, and so has
+/// the `tools` of the answer. A tool whose name is empty, longer than 256
+/// UTF-16 code units or holds a line break is left out, and so is a tool
+/// with the name of an earlier one (the first is kept); a tool with an
+/// empty parameter name is kept without it. Each is reported once in
+/// `skipped`. A name in any script is usable. A list the filter would take
+/// comes back whole, its entries the very values given, with nothing
+/// skipped. Throws a `TypeError` naming the argument or the entry when
+/// `tools` is not such a list (an entry that is neither a string nor a
+/// `{ name, parameters? }` object, a name or parameter that is no string).
+#[napi(
+    catch_unwind,
+    ts_args_type = "tools: ReadonlyArray<string | ScaffoldTool>",
+    ts_return_type = "UsableTools"
+)]
+pub fn usable_tools<'env>(env: &'env Env, tools: Unknown<'env>) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let (tools, entries) = read_tool_list(js, tools.raw(), "usableTools: tools")?;
+    let usable = scaffolding::usable_tools(tools);
+    let mut trimmed =
+        usable.skipped.iter().filter(|skipped| !skipped.reason.drops_tool()).map(|skipped| skipped.index).peekable();
+    let mut kept = Vec::with_capacity(usable.tools.len());
+    for (tool, &index) in usable.tools.iter().zip(&usable.from) {
+        kept.push(match trimmed.next_if_eq(&index) {
+            Some(_) => tool_to_js(js, tool)?,
+            None => entries[index],
+        });
+    }
+    let skipped = usable
+        .skipped
+        .iter()
+        .map(|skipped| {
+            js.object(&[
+                (c"index", js.number(skipped.index as f64)?),
+                (c"name", js.string(&skipped.name)?),
+                (c"reason", js.str(skipped.reason.as_str())?),
+            ])
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(js.unknown(js.object(&[(c"tools", js.array(&kept)?), (c"skipped", js.array(&skipped)?)])?))
+}
+
 /// `options.tools`: an array of names, or of `{ name, parameters? }` with
-/// `parameters` an array of names.
+/// `parameters` an array of names, each usable (`Tools::check`).
 fn read_tools(js: Js, list: Handle) -> Result<Vec<scaffolding::Tool>> {
-    let what = "ScaffoldingFilter: options.tools";
+    let (tools, _) = read_tool_list(js, list, "ScaffoldingFilter: options.tools")?;
+    scaffolding::Tools::check(&tools).map_err(|error| tools_error(js, &error))?;
+    Ok(tools)
+}
+
+/// A tool list as `options.tools` takes it, whatever its names, and the
+/// entries it was read from; `what` names the list in errors.
+fn read_tool_list(js: Js, list: Handle, what: &str) -> Result<(Vec<scaffolding::Tool>, Vec<Handle>)> {
     let shapes = "an array of tool names or { name, parameters? } objects";
     let mut is_array = IsArray::new(js);
     if !is_array.test(list)? {
         return Err(js.wrong_type(what, shapes, list));
     }
-    let mut tools = Vec::new();
-    for index in 0..is_array.len(list)? {
+    let count = is_array.len(list)?;
+    let mut tools = Vec::with_capacity(count);
+    let mut entries = Vec::with_capacity(count);
+    for index in 0..count {
         let entry = js.element(list, index as u32)?;
         // (Named only for an error: a list is read at every stream open.)
         let at = || format!("{what}[{index}]");
@@ -1159,9 +1271,9 @@ fn read_tools(js: Js, list: Handle) -> Result<Vec<scaffolding::Tool>> {
             _ => return Err(js.wrong_type(&at(), "a tool name or a { name, parameters? } object", entry)),
         };
         tools.push(tool);
+        entries.push(entry);
     }
-    scaffolding::Tools::check(&tools).map_err(|error| tools_error(js, &error))?;
-    Ok(tools)
+    Ok((tools, entries))
 }
 
 /// A non-empty array of pattern entries that together make a registry;

@@ -42,6 +42,12 @@
 //! trimmed at each end; `string="true"` keeps it a string), or the raw text
 //! when they do not parse.
 //!
+//! A name is compared unit for unit, in any script: `<météo>…</météo>` is a
+//! tag head for an offered `météo` (a tag's own name goes beyond ASCII, or
+//! past 64 units, only as an offered tool's), and a JSON call's name is
+//! read with its escapes, so `m\u00e9t\u00e9o` and a lone `\ud800`, raw or
+//! escaped, name the tool they spell.
+//!
 //! # Precision: what keeps a clean answer clean
 //!
 //! Changing a user's code or document is worse than missing a leak, so where
@@ -132,35 +138,15 @@
 //! nothing recurses but the arguments' parsers, which stop at a fixed depth.
 
 use std::cell::Cell;
-use std::collections::HashSet;
 
 use aho_corasick::packed::{self, Searcher};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 use serde_json::{Map, Value};
 
 use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
-use super::json::{shows_tool_call, JsonScan, Step};
+use super::json::{readable, shows_tool_call, string_units, unmarked, JsonScan, Step};
 use super::scan::find_any;
-
-/// One offered tool: its name, and its parameter names when known.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tool {
-    pub name: Vec<u16>,
-    pub parameters: Option<Vec<Vec<u16>>>,
-}
-
-impl Tool {
-    pub fn named(name: &str) -> Self {
-        Tool { name: name.encode_utf16().collect(), parameters: None }
-    }
-
-    pub fn with_parameters(name: &str, parameters: &[&str]) -> Self {
-        Tool {
-            name: name.encode_utf16().collect(),
-            parameters: Some(parameters.iter().map(|p| p.encode_utf16().collect()).collect()),
-        }
-    }
-}
+use super::tool_names::{first_fault, Tool, MAX_NAME};
 
 /// Why a tool list cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,8 +156,8 @@ pub struct ToolsError {
     pub reason: String,
 }
 
-/// The offered tools, checked: names non-empty, at most [`MAX_NAME`] units,
-/// without line breaks, and distinct.
+/// The offered tools, checked (see [`super::tool_names`]): names
+/// non-empty, at most [`MAX_NAME`] units, without line breaks, and distinct.
 #[derive(Clone, Debug)]
 pub struct Tools {
     tools: Vec<Tool>,
@@ -232,9 +218,6 @@ impl Leads {
     }
 }
 
-/// The longest tool name accepted, in code units.
-pub const MAX_NAME: usize = 256;
-
 impl Tools {
     /// Checks `tools` and compiles the search for their names.
     pub fn new(tools: Vec<Tool>) -> Result<Self, ToolsError> {
@@ -249,7 +232,7 @@ impl Tools {
         // Narrowed as the text is (see `narrow_into`): a byte a unit.
         let literals: Vec<Vec<u8>> = tools
             .iter()
-            .map(|tool| tool.name.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }).collect())
+            .map(|tool| tool.name.iter().copied().map(narrowed).collect())
             .chain(LEAD_PREFIXES.iter().map(|prefix| prefix.as_bytes().to_vec()))
             .collect();
         let leads = Leads::new(&literals)
@@ -257,32 +240,14 @@ impl Tools {
         Ok(Tools { tools, first, longest, leads })
     }
 
-    /// What [`Tools::new`] asks of a list, without compiling it: names
-    /// non-empty, at most [`MAX_NAME`] units, on one line, each once;
-    /// parameter names non-empty.
+    /// What [`Tools::new`] asks of a list, without compiling it: that
+    /// [`usable_tools`](super::tool_names::usable_tools) would keep it
+    /// whole. The error names the first tool it would not.
     pub fn check(tools: &[Tool]) -> Result<(), ToolsError> {
-        let mut seen = HashSet::new();
-        for (index, tool) in tools.iter().enumerate() {
-            let fail = |reason: &str| Err(ToolsError { tool: index, reason: reason.to_owned() });
-            if tool.name.is_empty() {
-                return fail("a tool's name must not be empty");
-            }
-            if tool.name.len() > MAX_NAME {
-                return fail("a tool's name must be at most 256 characters");
-            }
-            if tool.name.iter().any(|&unit| unit == u16::from(b'\n') || unit == u16::from(b'\r')) {
-                return fail("a tool's name must not hold a line break");
-            }
-            if !seen.insert(&tool.name[..]) {
-                return fail("this name is given twice");
-            }
-            if let Some(parameters) = &tool.parameters {
-                if parameters.iter().any(Vec::is_empty) {
-                    return fail("a parameter's name must not be empty");
-                }
-            }
+        match first_fault(tools) {
+            Some(fault) => Err(ToolsError { tool: fault.index, reason: fault.reason.message().to_owned() }),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     pub fn list(&self) -> &[Tool] {
@@ -306,6 +271,15 @@ impl Tools {
     /// The tool whose name is exactly `units`.
     fn named(&self, units: &[u16]) -> Option<usize> {
         self.tools.iter().position(|tool| tool.name == units)
+    }
+
+    /// The tool that the JSON string literal `quoted` (quotes included)
+    /// names, its escapes read (`m\u00e9t\u00e9o`, a lone `\ud800`).
+    fn json_named(&self, quoted: &[u16]) -> Option<usize> {
+        match quoted.get(1..quoted.len().saturating_sub(1)) {
+            Some(inner) if !inner.contains(&u16::from(b'\\')) => self.named(inner),
+            _ => self.named(&string_units(quoted)?),
+        }
     }
 
     /// The longest name that `text[at..]` begins with, or `More` when the
@@ -928,13 +902,24 @@ impl Reader<'_> {
             i = j + 1;
         }
         let local = i;
-        while i - local <= MAX_TOKEN {
-            match self.byte(i)? {
-                Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':' | b'.') => i += 1,
-                _ => break,
-            }
+        while i - local <= MAX_TOKEN && self.byte(i)?.is_some_and(is_tag_name_byte) {
+            i += 1;
         }
-        if i == local || !self.byte(local)?.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_') {
+        let ascii_start = self.byte(local)?.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+        // A name that goes on past that, in a unit beyond ASCII or past
+        // MAX_TOKEN, is a tag's only when it is an offered tool's, whole
+        // (`<météo>`, `</天气>`): so a tool is named in any script.
+        let goes_on = self.peek(i)?.is_some_and(is_tag_name_unit);
+        if goes_on && (ascii_start || i == local) {
+            match self.name_at(local)? {
+                Some((_, end))
+                    if end > i && self.text[local..end].iter().all(|&unit| is_tag_name_unit(unit)) =>
+                {
+                    i = end
+                }
+                _ => return Ok(None),
+            }
+        } else if i == local || !ascii_start {
             return Ok(None);
         }
         let name = self.text[name_start..i].to_vec();
@@ -989,7 +974,8 @@ impl Reader<'_> {
                 }
                 _ => return Ok(None),
             }
-            if i - at > MAX_OPENERS {
+            // Room for the longest name an attribute may hold, and more.
+            if i - at > MAX_OPENERS + MAX_NAME {
                 return Ok(None);
             }
         }
@@ -1187,9 +1173,9 @@ impl Reader<'_> {
             Err(Stop::No) => return self.curly_head(at),
             Err(more) => return Err(more),
         };
-        let value = lenient_json(&self.text[at..end]).ok_or(Stop::No)?;
+        let (value, marked) = marked_json(&self.text[at..end]).ok_or(Stop::No)?;
         let mut calls = Vec::new();
-        if !self.json_calls(&value, &mut calls) || calls.is_empty() {
+        if !self.json_calls(&value, marked, &mut calls) || calls.is_empty() {
             return Err(Stop::No);
         }
         Ok(Some((calls, end)))
@@ -1205,9 +1191,9 @@ impl Reader<'_> {
             .iter()
             .map(|&u| if u == LEFT_QUOTE || u == RIGHT_QUOTE { u16::from(b'"') } else { u })
             .collect();
-        let value = lenient_json(&straight).ok_or(Stop::No)?;
+        let (value, marked) = marked_json(&straight).ok_or(Stop::No)?;
         let mut calls = Vec::new();
-        if !only_call_keys(&value, 0) || !self.json_calls(&value, &mut calls) || calls.is_empty() {
+        if !only_call_keys(&value, 0) || !self.json_calls(&value, marked, &mut calls) || calls.is_empty() {
             return Err(Stop::No);
         }
         Ok(Some((calls, end)))
@@ -1321,7 +1307,7 @@ impl Reader<'_> {
                         expect_key = false;
                     } else if naming {
                         // A call to an offered tool has begun.
-                        if self.tools.named(&self.text[i + 1..end - 1]).is_some() {
+                        if self.tools.json_named(&self.text[i..end]).is_some() {
                             self.named.set(true);
                         }
                         naming = false;
@@ -1377,24 +1363,26 @@ impl Reader<'_> {
         }
     }
 
-    /// The calls a JSON value makes, if it is nothing but calls.
-    fn json_calls(&self, value: &Value, calls: &mut Vec<ParsedCall>) -> bool {
+    /// The calls a JSON value makes, if it is nothing but calls. `value` as
+    /// [`marked_json`] reads it: its names are compared unit for unit, and
+    /// when it is `marked`, a lone surrogate in the arguments reads as
+    /// U+FFFD.
+    fn json_calls(&self, value: &Value, marked: bool, calls: &mut Vec<ParsedCall>) -> bool {
         match value {
-            Value::Array(items) => !items.is_empty() && items.iter().all(|item| self.json_calls(item, calls)),
+            Value::Array(items) => {
+                !items.is_empty() && items.iter().all(|item| self.json_calls(item, marked, calls))
+            }
             Value::Object(fields) => {
                 if let Some(Value::Array(list)) = fields.get("tool_calls") {
                     return fields.len() == 1
                         && !list.is_empty()
-                        && list.iter().all(|item| self.json_calls(item, calls));
+                        && list.iter().all(|item| self.json_calls(item, marked, calls));
                 }
                 if let Some(Value::Object(function)) = fields.get("function") {
-                    return self.json_calls(&Value::Object(function.clone()), calls);
+                    return self.json_calls(&Value::Object(function.clone()), marked, calls);
                 }
                 let Some(tool) = NAME_KEYS.iter().find_map(|key| match fields.get(*key) {
-                    Some(Value::String(name)) => {
-                        let units: Vec<u16> = name.encode_utf16().collect();
-                        self.tools.named(&units)
-                    }
+                    Some(Value::String(name)) => self.tools.named(&unmarked(name)),
                     _ => None,
                 }) else {
                     return false;
@@ -1413,12 +1401,13 @@ impl Reader<'_> {
                     Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
                         Ok(parsed @ Value::Object(_)) => parsed,
                         _ => {
-                            calls.push(ParsedCall { tool, input: Err(text.encode_utf16().collect()) });
+                            calls.push(ParsedCall { tool, input: Err(unmarked(&text)) });
                             return true;
                         }
                     },
                     Some(other) => other,
                 };
+                let input = if marked { lossy(input) } else { input };
                 calls.push(ParsedCall { tool, input: Ok(input) });
                 true
             }
@@ -1714,6 +1703,16 @@ fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// What a tag's name is made of: ASCII letters, digits, `_`, `-`, `:`
+/// and `.`; and, in an offered tool's name, any unit beyond ASCII.
+fn is_tag_name_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b':' | b'.')
+}
+
+fn is_tag_name_unit(unit: u16) -> bool {
+    ascii(unit).is_none_or(is_tag_name_byte)
+}
+
 fn is_word(unit: u16) -> bool {
     ascii(unit).is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
@@ -1881,12 +1880,34 @@ fn scalar(units: &[u16]) -> Value {
     }
 }
 
-/// `text` parsed as JSON; failing that, parsed again with the raw line
-/// breaks and tabs that models write inside strings escaped.
+/// `text` parsed as JSON, a lone surrogate in it read as U+FFFD (see
+/// [`marked_json`]).
 fn lenient_json(text: &[u16]) -> Option<Value> {
-    let text = String::from_utf16_lossy(text);
+    marked_json(text).map(|(value, marked)| if marked { lossy(value) } else { value })
+}
+
+/// `value` with its marked strings (see [`readable`]) read lossily: a lone
+/// surrogate as U+FFFD.
+fn lossy(value: Value) -> Value {
+    let lossy_string = |text: String| String::from_utf16_lossy(&unmarked(&text));
+    match value {
+        Value::String(text) => Value::String(lossy_string(text)),
+        Value::Array(items) => Value::Array(items.into_iter().map(lossy).collect()),
+        Value::Object(fields) => {
+            Value::Object(fields.into_iter().map(|(key, item)| (lossy_string(key), lossy(item))).collect())
+        }
+        other => other,
+    }
+}
+
+/// `text` parsed as JSON, with its lone surrogates (raw or escaped) kept
+/// marked in its strings (see [`readable`]), and whether any is; failing
+/// that, parsed again with the raw line breaks and tabs that models write
+/// inside strings escaped.
+fn marked_json(text: &[u16]) -> Option<(Value, bool)> {
+    let (text, marked) = readable(text);
     if let Ok(value) = serde_json::from_str::<Value>(&text) {
-        return Some(value);
+        return Some((value, marked));
     }
     let mut escaped = String::with_capacity(text.len() + 16);
     let (mut in_string, mut backslash) = (false, false);
@@ -1904,7 +1925,7 @@ fn lenient_json(text: &[u16]) -> Option<Value> {
             _ => {}
         }
     }
-    serde_json::from_str(&escaped).ok()
+    serde_json::from_str(&escaped).ok().map(|value| (value, marked))
 }
 
 /// Pythonic keyword arguments (`city="Paris", days=3`, or `city: "Paris"`)
@@ -2469,7 +2490,7 @@ impl CallStage {
 /// Whether a leak could begin at `at`.
 fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
     match ascii(text[at]) {
-        Some(b'<') => angle_may_open(text, at),
+        Some(b'<') => angle_may_open(tools, text, at),
         Some(b'[' | b'{') => true,
         Some(b'`') => blank,
         _ if before.is_some_and(is_word) => false,
@@ -2479,11 +2500,16 @@ fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank:
 }
 
 /// Whether the `<` at `at` may open what the reader takes there: a special
-/// token (`<|`, `<｜`, `<word|>`) or a tag (`<name`, `</`); not the `<` of
-/// `x < y`. Yes when the text ends after it.
-fn angle_may_open(text: &[u16], at: usize) -> bool {
-    text.get(at + 1)
-        .is_none_or(|&next| is_word(next) || next == FULL_BAR || matches!(ascii(next), Some(b'/' | b'|')))
+/// token (`<|`, `<｜`, `<word|>`) or a tag (`<name`, `</`, `<NAME` for an
+/// offered name beyond ASCII); not the `<` of `x < y`. Yes when the text
+/// ends after it.
+fn angle_may_open(tools: &Tools, text: &[u16], at: usize) -> bool {
+    text.get(at + 1).is_none_or(|&next| {
+        is_word(next)
+            || next == FULL_BAR
+            || matches!(ascii(next), Some(b'/' | b'|'))
+            || (ascii(next).is_none() && tools.name_may_begin(&text[at + 1..]))
+    })
 }
 
 /// Whether a leak may begin at a letter that starts a line: what
@@ -2562,12 +2588,24 @@ fn next_lead(tools: &Tools, narrow: &[u8], from: usize) -> usize {
     tools.leads.find(narrow, from).unwrap_or(narrow.len())
 }
 
-/// `text` as one byte per unit: ASCII as itself, anything else as 0x80.
-/// Narrowed, the names and prefixes are searched as plain byte strings; a
-/// name with units outside ASCII matches any unit there, and is checked.
+/// `text` as one byte per unit (see [`narrowed`]). Narrowed, the names and
+/// prefixes are searched as plain byte strings; a name with units outside
+/// ASCII matches any unit that narrows as its own does, and is checked.
 fn narrow_into(text: &[u16], narrow: &mut Vec<u8>) {
     narrow.clear();
-    narrow.extend(text.iter().map(|&unit| if unit < 0x80 { unit as u8 } else { 0x80 }));
+    narrow.extend(text.iter().copied().map(narrowed));
+}
+
+/// A unit as one byte: ASCII as itself, anything else as 0x80 and its low
+/// seven bits, so that in a text in another script a name in that script
+/// is a lead at one place in about 128 to the power of its length, not at
+/// every place.
+fn narrowed(unit: u16) -> u8 {
+    if unit < 0x80 {
+        unit as u8
+    } else {
+        0x80 | (unit & 0x7F) as u8
+    }
 }
 
 /// Where, from `from`, the next unit is that stops a plain run (see
@@ -2619,7 +2657,7 @@ fn plain_run(
             return (stop - at, crossed);
         }
         // A `<` that opens nothing is prose (it leaves the line as it is).
-        if text[stop] == u16::from(b'<') && !angle_may_open(text, stop) {
+        if text[stop] == u16::from(b'<') && !angle_may_open(tools, text, stop) {
             from = stop + 1;
             continue;
         }

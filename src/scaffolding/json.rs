@@ -15,7 +15,9 @@
 //! rather than an ordinary JSON answer. It reads the code units itself rather
 //! than through a decoded `String`, so a lone surrogate (raw or `\uD800`)
 //! neither fails the parse nor turns into U+FFFD, and a tool name is compared
-//! exactly.
+//! exactly. Tool-aware detection reads a call with serde_json instead, which
+//! takes UTF-8: [`readable`] writes the text so that serde_json reads every
+//! lone surrogate too, marked, and [`unmarked`] gives a string's units back.
 
 /// Result of feeding one unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -654,12 +656,126 @@ impl Reader<'_> {
     }
 }
 
+/// The units of `quoted`, one JSON string literal with its quotes, its
+/// escapes decoded as [`is_tool_call`] reads them (a lone surrogate stays
+/// lone); `None` if `quoted` is not exactly one string literal.
+pub(crate) fn string_units(quoted: &[u16]) -> Option<Vec<u16>> {
+    let mut reader = Reader { text: quoted, at: 0 };
+    let units = reader.string()?;
+    (reader.at == quoted.len()).then_some(units)
+}
+
+/// Stands before a lone surrogate's stand-in in [`readable`] text, and
+/// before itself: a private-use code point, so text seldom holds it.
+const MARK: char = '\u{10FFFD}';
+/// Where the stand-ins of the 2048 surrogates begin: the stand-in of unit
+/// `u` is `STAND_INS + (u - 0xD800)`, in plane 15's private use area.
+const STAND_INS: u32 = 0xF0000;
+
+/// UTF-16 JSON text as a string serde_json can read (it reads UTF-8, where
+/// a lone surrogate cannot be), and whether any string in it is marked. A
+/// lone surrogate, raw or a `\uXXXX` escape, becomes [`MARK`] and its
+/// stand-in, and a [`MARK`] in the text becomes two; a surrogate pair,
+/// raw, escaped or one of each (as `JSON.parse` joins them), becomes its
+/// character; every other escape is left for serde_json. A string read
+/// from the result gives back its exact units through [`unmarked`].
+pub(crate) fn readable(text: &[u16]) -> (String, bool) {
+    let mut out = String::with_capacity(text.len());
+    let mut marked = false;
+    let mut at = 0;
+    while at < text.len() {
+        let Some((unit, next)) = unit_at(text, at) else {
+            // Another escape, whole (so `\\u0041` stays a backslash and a `u`).
+            out.push('\\');
+            if let Some(&escaped) = text.get(at + 1).filter(|&&unit| unit < 0x80) {
+                out.push(char::from(escaped as u8));
+                at += 2;
+            } else {
+                at += 1;
+            }
+            continue;
+        };
+        if !(0xD800..0xE000).contains(&unit) {
+            if next - at == 6 {
+                // An escape other than a surrogate's stays, for serde_json
+                // to read (its six units are ASCII).
+                out.extend(text[at..next].iter().map(|&u| char::from(u as u8)));
+            } else {
+                out.push(char::from_u32(u32::from(unit)).unwrap_or(char::REPLACEMENT_CHARACTER));
+            }
+            at = next;
+            continue;
+        }
+        if unit < 0xDC00 {
+            if let Some((low @ 0xDC00..=0xDFFF, after)) = unit_at(text, next) {
+                let code = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+                if c == MARK {
+                    out.push(MARK);
+                    marked = true;
+                }
+                out.push(c);
+                at = after;
+                continue;
+            }
+        }
+        out.push(MARK);
+        out.push(char::from_u32(STAND_INS + u32::from(unit - 0xD800)).unwrap_or(char::REPLACEMENT_CHARACTER));
+        marked = true;
+        at = next;
+    }
+    (out, marked)
+}
+
+/// The unit at `at`, raw or as a `\uXXXX` escape, and where it ends;
+/// `None` at any other escape.
+fn unit_at(text: &[u16], at: usize) -> Option<(u16, usize)> {
+    let &unit = text.get(at)?;
+    if unit != u16::from(b'\\') {
+        return Some((unit, at + 1));
+    }
+    if text.get(at + 1) != Some(&u16::from(b'u')) {
+        return None;
+    }
+    let digits = text.get(at + 2..at + 6)?;
+    let mut code = 0u16;
+    for &digit in digits {
+        code = code << 4 | char::from_u32(u32::from(digit))?.to_digit(16)? as u16;
+    }
+    Some((code, at + 6))
+}
+
+/// The units a string read from [`readable`] text stands for.
+pub(crate) fn unmarked(text: &str) -> Vec<u16> {
+    let mut units = Vec::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != MARK {
+            units.extend(c.encode_utf16(&mut [0; 2]).iter());
+            continue;
+        }
+        match chars.next() {
+            Some(MARK) => units.extend(MARK.encode_utf16(&mut [0; 2]).iter()),
+            Some(stand_in) => match (u32::from(stand_in)).checked_sub(STAND_INS) {
+                Some(offset @ 0..0x800) => units.push(0xD800 + offset as u16),
+                // Never made by `readable`: kept as it is.
+                _ => {
+                    units.extend(MARK.encode_utf16(&mut [0; 2]).iter());
+                    units.extend(stand_in.encode_utf16(&mut [0; 2]).iter());
+                }
+            },
+            None => units.extend(MARK.encode_utf16(&mut [0; 2]).iter()),
+        }
+    }
+    units
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::hash_map::DefaultHasher;
     use std::hash::{Hash, Hasher};
 
-    use super::{is_tool_call, JsonScan, Step};
+    use super::{is_tool_call, readable, string_units, unmarked, JsonScan, Step, MARK};
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()
@@ -1218,5 +1334,82 @@ mod tests {
         assert!(is_tool_call(&units(&deep_message), None));
         let deep_array = "[".repeat(depth) + &"]".repeat(depth);
         assert!(!is_tool_call(&units(&deep_array), None));
+    }
+
+    /// The string value of the JSON text `literal` as serde_json reads it
+    /// from [`readable`] text, back as units.
+    fn read_back(literal: &[u16]) -> Option<Vec<u16>> {
+        match serde_json::from_str::<serde_json::Value>(&readable(literal).0).ok()? {
+            serde_json::Value::String(text) => Some(unmarked(&text)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_and_the_mark_survive_a_serde_json_read() {
+        let mark: Vec<u16> = MARK.encode_utf16(&mut [0; 2]).to_vec();
+        // (case, the literal's text, the units it holds)
+        let cases: Vec<(&str, Vec<u16>, Vec<u16>)> = vec![
+            ("plain", units(r#""météo""#), units("météo")),
+            ("escaped", units(r#""m\u00e9t\u00e9o""#), units("météo")),
+            (
+                "a lone surrogate raw",
+                [units("\"a"), vec![0xD800], units("b\"")].concat(),
+                vec![0x61, 0xD800, 0x62],
+            ),
+            ("a lone surrogate escaped", units(r#""a\ud800b""#), vec![0x61, 0xD800, 0x62]),
+            ("a lone low surrogate escaped", units(r#""\uDC00""#), vec![0xDC00]),
+            ("a pair escaped", units(r#""\ud83c\udf24""#), units("🌤")),
+            (
+                "a pair, one unit escaped",
+                [units(r#""\ud83c"#), vec![0xDF24], units("\"")].concat(),
+                units("🌤"),
+            ),
+            ("two high surrogates", units(r#""\ud800\ud800""#), vec![0xD800, 0xD800]),
+            ("a high surrogate, then another escape", units(r#""\ud800\n""#), vec![0xD800, 0x0A]),
+            ("an escaped backslash before u", units(r#""\\ud800""#), units("\\ud800")),
+            (
+                "the mark itself",
+                [units("\""), mark.clone(), vec![0xD800], units("\"")].concat(),
+                [mark.clone(), vec![0xD800]].concat(),
+            ),
+            ("the mark escaped", units(r#""\udbff\udffd""#), mark.clone()),
+        ];
+        for (case, literal, expected) in cases {
+            assert_eq!(read_back(&literal), Some(expected.clone()), "{case}");
+            assert_eq!(string_units(&literal), Some(expected), "{case}: as is_tool_call reads it");
+        }
+    }
+
+    #[test]
+    fn every_unit_survives_a_serde_json_read_however_it_is_spelt() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let pool: Vec<u16> = [
+            0x61, 0x22, 0x5C, 0x0A, 0xE9, 0xD800, 0xDBFF, 0xDB80, 0xDC00, 0xDFFD, 0xD83C, 0xDF24, 0xFFFD,
+            0x75,
+        ]
+        .to_vec();
+        for _ in 0..5000 {
+            let length = (next() % 8) as usize;
+            let held: Vec<u16> = (0..length).map(|_| pool[(next() % pool.len() as u64) as usize]).collect();
+            // Each unit raw or escaped; quotes, backslashes and controls always escaped.
+            let mut literal = units("\"");
+            for &unit in &held {
+                if matches!(unit, 0x22 | 0x5C | 0x0A) || next() % 2 == 0 {
+                    literal.extend(units(&format!("\\u{unit:04x}")));
+                } else {
+                    literal.push(unit);
+                }
+            }
+            literal.push(0x22);
+            assert_eq!(read_back(&literal), Some(held.clone()), "{literal:?}");
+            assert_eq!(string_units(&literal), Some(held), "{literal:?}");
+        }
     }
 }

@@ -55,11 +55,13 @@ mod regex;
 mod scan;
 pub mod registry;
 mod threads;
+mod tool_names;
 
-pub use calls::{ParsedCall, Tool, Tools, ToolsError};
+pub use calls::{ParsedCall, Tools, ToolsError};
 pub use filter::{OpenSpanPolicy, Options, ScaffoldingFilter, Strip, StripReason, TOOLS};
 pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
+pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 pub use registry::{default_patterns, Part, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};
 
 #[cfg(test)]

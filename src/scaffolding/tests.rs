@@ -1027,3 +1027,119 @@ fn an_idle_filter_passes_a_chunk_without_start_units_whole() {
         assert!(!filter.is_idle(), "{name}: holds a partial opening");
     }
 }
+
+/// A filter for the default registry with tool-aware detection of `names`.
+fn tool_aware(names: &[Vec<u16>]) -> ScaffoldingFilter {
+    let tools = names.iter().map(|name| super::Tool { name: name.clone(), parameters: None }).collect();
+    let tools = super::Tools::new(tools).unwrap();
+    ScaffoldingFilter::with_tools(Registry::of_defaults(), Options::default(), Some(Arc::new(tools)))
+}
+
+/// `template` with `NAME` replaced by `name`, and `JNAME` by `name` as an
+/// ASCII-only JSON encoder writes it (`\u00e9`, `\ud800`).
+fn spelt(template: &str, name: &[u16]) -> Vec<u16> {
+    let escaped: Vec<u16> = name
+        .iter()
+        .flat_map(|&unit| match unit {
+            0..0x80 => vec![unit],
+            _ => units(&format!("\\u{unit:04x}")),
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (index, piece) in template.split("NAME").enumerate() {
+        if index > 0 {
+            let json = out.last() == Some(&u16::from(b'J'));
+            if json {
+                out.pop();
+            }
+            out.extend_from_slice(if json { &escaped } else { name });
+        }
+        out.extend(units(piece));
+    }
+    out
+}
+
+#[test]
+fn a_tool_named_in_any_script_is_found_in_every_form() {
+    let names: Vec<Vec<u16>> = ["météo", "天气", "погода", "🌤\u{fe0f}", "prévisions météo", "get_weather"]
+        .iter()
+        .map(|name| units(name))
+        .chain([vec![0x61, 0xD800, 0x62], vec![0xDC00, 0x74]])
+        // A long name, as an MCP server writes one: past a tag name's 64 units.
+        .chain([units(&format!("mcp__files__{}", "read_".repeat(48)))])
+        .collect();
+    // Each form as a template of the name (`NAME` raw, `JNAME` as JSON
+    // escapes); whether a name with a space can take it.
+    let forms: &[(&str, bool)] = &[
+        ("<NAME>{\"city\": \"Paris\"}</NAME>", false),
+        ("<NAME>\n<city>Paris</city>\n</NAME>", false),
+        ("<invoke name=\"NAME\"><parameter name=\"city\">Paris</parameter></invoke>", true),
+        ("<function=NAME>\n<parameter=city>\nParis\n</parameter>\n</function>", true),
+        ("functions.NAME:0 {\"city\": \"Paris\"}", true),
+        ("NAME[ARGS]{\"city\": \"Paris\"}", true),
+        ("{\"name\": \"NAME\", \"arguments\": {\"city\": \"Paris\"}}", true),
+        ("{\"name\": \"JNAME\", \"arguments\": {\"city\": \"Paris\"}}", true),
+        ("[{\"type\": \"function\", \"function\": {\"name\": \"JNAME\", \"arguments\": \"{}\"}}]", true),
+        ("<tool_call>\n{\"tool_calls\": [{\"name\": \"JNAME\", \"arguments\": {}}]}\n</tool_call>", true),
+        ("{“name”: “NAME”, “arguments”: {“city”: “Paris”}}", true),
+        ("<|tool_call_start|>[NAME(city=\"Paris\")]<|tool_call_end|>", true),
+        ("<tool_call>NAME</tool_call>", true),
+        ("[TOOL_CALL]{tool => \"NAME\", args => {\"city\": \"Paris\"}}[/TOOL_CALL]", true),
+        ("<|tool_call|>NAME\n```json\n{\"city\": \"Paris\"}\n```<|end|>", true),
+        ("commentary to=functions.NAME json{\"city\": \"Paris\"}", true),
+    ];
+    for (index, name) in names.iter().enumerate() {
+        let spaced = name.contains(&u16::from(b' '));
+        for &(template, with_space) in forms {
+            if spaced && !with_space {
+                continue;
+            }
+            let leak = spelt(template, name);
+            let answer = [units("Let me check.\n"), leak.clone(), units("\nDone.")].concat();
+            for chunk in [1, 2, 3, 7, 1000] {
+                let mut filter = tool_aware(&names);
+                let mut out = Vec::new();
+                for piece in answer.chunks(chunk) {
+                    out.extend(filter.feed(piece));
+                }
+                out.extend(filter.flush());
+                let what = format!("{template} for {:?} in chunks of {chunk}", text(name));
+                assert_eq!(text(&out), "Let me check.\n\nDone.", "{what}");
+                let strips: Vec<_> = filter.strips().collect();
+                assert_eq!(strips.len(), 1, "{what}");
+                assert_eq!(strips[0].span, &leak[..], "{what}");
+                assert_eq!(
+                    strips[0].calls.iter().map(|call| call.tool).collect::<Vec<_>>(),
+                    [index],
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn prose_and_code_in_other_languages_pass_untouched() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["météo"], "La météo de demain : pluie. Appelez météo(ville=\"Paris\") ou `météo` ; <météo>pluie</météo>."),
+        (&["météo"], "```python\nrésultat = météo(\"Paris\")\n```"),
+        (&["天气"], "今天天气很好。调用天气(城市=\"北京\")，返回 {\"城市\": \"北京\", \"天气\": \"晴\"}。<天气>晴</天气>"),
+        (&["天气"], "{\"name\": \"天气\", \"description\": \"查询天气\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}"),
+        (&["погода"], "Погода сегодня хорошая: погода(город) — это функция, а [погода] — ссылка."),
+        (&["🌤\u{fe0f}"], "🌤\u{fe0f} Sunny! Call 🌤\u{fe0f}(city) for more."),
+    ];
+    for &(names, prose) in cases {
+        let names: Vec<Vec<u16>> = names.iter().map(|name| units(name)).collect();
+        let prose = units(prose);
+        for chunk in [1, 3, 1000] {
+            let mut filter = tool_aware(&names);
+            let mut out = Vec::new();
+            for piece in prose.chunks(chunk) {
+                out.extend(filter.feed(piece));
+            }
+            out.extend(filter.flush());
+            assert_eq!(out, prose, "{} in chunks of {chunk}", text(&prose));
+            assert_eq!(filter.strips().len(), 0, "{} in chunks of {chunk}", text(&prose));
+        }
+    }
+}
