@@ -150,8 +150,9 @@ describe('options', () => {
       [
         { tool: [] },
         TypeError,
-        /^scaffoldingMiddleware: options\.tool is not an option \(the options are recover, onRecover, heal, onHeal, patterns, tools, openSpanAtEnd, onStrip, maxHeld, tidyWhitespace\)$/,
+        /^scaffoldingMiddleware: options\.tool is not an option \(the options are recover, onRecover, heal, onHeal, onError, patterns, tools, openSpanAtEnd, onStrip, maxHeld, tidyWhitespace\)$/,
       ],
+      [{ onError: 'log' }, TypeError, /^scaffoldingMiddleware: options\.onError must be a function \(got string\)$/],
     ];
     for (const [options, ErrorClass, message] of cases) {
       assert.throws(() => scaffoldingMiddleware(options), (error) => error instanceof ErrorClass && message.test(error.message), JSON.stringify(options));

@@ -78,6 +78,14 @@ export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typ
   readonly heal?: boolean | undefined;
   /** Called once per healed round. */
   readonly onHeal?: ((event: HealEvent) => void) | undefined;
+  /**
+   * Told once per tool name when a call offers a tool whose name tool-aware
+   * detection cannot use (empty, over 256 UTF-16 units, holding a line
+   * break, or repeated: `usableTools` decides): that tool is left out of
+   * detection, and the round goes on. Without it, the first is said once
+   * with `console.warn`. It may be async.
+   */
+  readonly onError?: ((error: unknown) => unknown) | undefined;
 };
 
 /**
@@ -120,7 +128,7 @@ export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typ
  *
  * @param options passed to every `new ScaffoldingFilter(options)` the
  *   middleware makes (one per text), less its own (`recover`, `onRecover`,
- *   `heal`, `onHeal`), so an `onStrip` callback sees every stripped span of
+ *   `heal`, `onHeal`, `onError`), so an `onStrip` callback sees every stripped span of
  *   every text. Checked when the middleware is built.
  * @throws {TypeError} or {RangeError} naming the option, when one is malformed.
  */

@@ -17,12 +17,12 @@
 
 const { randomUUID } = require('node:crypto');
 const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
-const { filterTools, functionTools, offeredTools } = require('./tools.cjs');
+const { filterTools, functionTools, offeredTools, sayLeftOut } = require('./tools.cjs');
 
 /** What a stripped span is cut to in an `onRecover` event. */
 const SPAN_CUT = 200;
 
-const OWN_OPTIONS = ['recover', 'onRecover', 'heal', 'onHeal'];
+const OWN_OPTIONS = ['recover', 'onRecover', 'heal', 'onHeal', 'onError'];
 
 /**
  * Splits the middleware's options into its own and the filter's, and checks
@@ -34,13 +34,13 @@ function readOptions(options) {
     const got = options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options;
     throw new TypeError(`scaffoldingMiddleware: options must be an object (got ${got})`);
   }
-  const { recover, onRecover, heal, onHeal, ...filter } = options;
+  const { recover, onRecover, heal, onHeal, onError, ...filter } = options;
   for (const [name, value] of [['recover', recover], ['heal', heal]]) {
     if (value !== undefined && typeof value !== 'boolean') {
       throw new TypeError(`scaffoldingMiddleware: options.${name} must be a boolean (got ${typeof value})`);
     }
   }
-  for (const [name, value] of [['onRecover', onRecover], ['onHeal', onHeal]]) {
+  for (const [name, value] of [['onRecover', onRecover], ['onHeal', onHeal], ['onError', onError]]) {
     if (value !== undefined && typeof value !== 'function') {
       throw new TypeError(`scaffoldingMiddleware: options.${name} must be a function (got ${value === null ? 'null' : typeof value})`);
     }
@@ -54,7 +54,25 @@ function readOptions(options) {
       .replace(/\(the options are ([^)]*)\)/, (_, names) => `(the options are ${[...OWN_OPTIONS, ...names.split(', ')].join(', ')})`);
     throw new error.constructor(message);
   }
-  return { recover: recover === true, onRecover, heal: heal === true, onHeal, filter };
+  // The offered tools whose names detection cannot use, said once per name:
+  // to onError, or else once on the console.
+  const said = new Set();
+  let warned = false;
+  const say = (error) => {
+    if (onError !== undefined) {
+      try {
+        const returned = onError(error);
+        if (returned !== null && typeof returned?.then === 'function') returned.then(undefined, () => {});
+      } catch {
+        // An onError that throws has nowhere left to report to.
+      }
+      return;
+    }
+    if (warned) return;
+    warned = true;
+    console.warn(`${error.message} (pass onError to scaffoldingMiddleware to hear of each)`);
+  };
+  return { recover: recover === true, onRecover, heal: heal === true, onHeal, filter, leftOut: (skipped) => sayLeftOut(skipped, said, say) };
 }
 
 /**
@@ -65,13 +83,19 @@ function readOptions(options) {
  * `onStrip` that records the round's stripped spans and leaked calls (and
  * still calls the caller's).
  */
-function beginRound(filter, params) {
+function beginRound({ filter, leftOut }, params) {
   const round = { spans: [], calls: [], toolCall: false, offered: offeredTools(params) };
   const theirs = filter.onStrip;
+  let tools = filter.tools;
+  if (tools === undefined) {
+    const usable = filterTools(functionTools(params));
+    leftOut(usable.skipped);
+    tools = usable.tools;
+  }
   round.options = {
     ...filter,
     patterns: filter.patterns ?? SCAFFOLD_SPECIAL_TOKENS,
-    tools: filter.tools ?? filterTools(functionTools(params)),
+    tools,
     onStrip(event) {
       round.spans.push(event.span);
       if (event.calls !== undefined) round.calls.push(...event.calls);
@@ -264,9 +288,9 @@ function filterResult(result, round, heal, onHeal) {
  * finish part carrying both rounds' usage.
  */
 function recoveringStream(first, doStream, params, settings) {
-  const { filter, heal, onHeal, onRecover } = settings;
+  const { heal, onHeal, onRecover } = settings;
   async function* rounds() {
-    const round = beginRound(filter, params);
+    const round = beginRound(settings, params);
     const held = [];
     let decided = false;
     for await (const part of first.pipeThrough(textFilter(round, heal, onHeal))) {
@@ -298,7 +322,7 @@ function recoveringStream(first, doStream, params, settings) {
       yield { type: 'error', error };
       return;
     }
-    const secondRound = beginRound(filter, params);
+    const secondRound = beginRound(settings, params);
     let recovered = false;
     let reported = false;
     const report = () => {
@@ -336,20 +360,20 @@ function recoveringStream(first, doStream, params, settings) {
 
 function scaffoldingMiddleware(options) {
   const settings = readOptions(options);
-  const { recover, onRecover, heal, onHeal, filter } = settings;
+  const { recover, onRecover, heal, onHeal } = settings;
   return {
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params }) {
-      const round = beginRound(filter, params);
+      const round = beginRound(settings, params);
       const first = filterResult(await doGenerate(), round, heal, onHeal);
       if (!recover || !first.deflected) return first.result;
-      const second = filterResult(await doGenerate(), beginRound(filter, params), heal, onHeal);
+      const second = filterResult(await doGenerate(), beginRound(settings, params), heal, onHeal);
       if (onRecover !== undefined) onRecover(recoverEvent(round.spans, hasAnswer(second.result)));
       return { ...second.result, usage: addUsage(first.result.usage, second.result.usage) };
     },
     async wrapStream({ doStream, params }) {
       const { stream, ...rest } = await doStream();
-      if (!recover) return { ...rest, stream: stream.pipeThrough(textFilter(beginRound(filter, params), heal, onHeal)) };
+      if (!recover) return { ...rest, stream: stream.pipeThrough(textFilter(beginRound(settings, params), heal, onHeal)) };
       return { ...rest, stream: recoveringStream(stream, doStream, params, settings) };
     },
   };

@@ -2,6 +2,8 @@
 // The tools an AI SDK call offers the model, read once for both the guard
 // and the scaffolding middleware.
 
+const { usableTools } = require('../index.cjs');
+
 /**
  * The function tools in `params.tools`, whatever the tool choice: the
  * tools the model was told about. Provider-defined tools run on the
@@ -30,25 +32,37 @@ function offeredTools(params) {
 }
 
 /**
- * The offered tools as `ScaffoldingFilter`'s `tools` option: each name,
- * with its parameter names when its input schema lists `properties`.
+ * The offered tools as `ScaffoldingFilter`'s `tools` option, `{ tools,
+ * skipped }`: each name, with its parameter names when its input schema
+ * lists `properties`, less what tool-aware detection cannot use. Which
+ * names it can use is decided once, in Rust (`usableTools`): `skipped`
+ * says which tools were left out, and why.
  */
 function filterTools(offered) {
-  const seen = new Set();
-  const tools = [];
-  for (const { name, inputSchema } of offered) {
-    if (name === '' || seen.has(name)) continue;
-    seen.add(name);
+  const tools = offered.map(({ name, inputSchema }) => {
     const properties = inputSchema?.properties;
-    const parameters =
-      properties !== null && typeof properties === 'object' && !Array.isArray(properties)
-        ? Object.keys(properties).filter((key) => key !== '')
-        : undefined;
-    tools.push(parameters === undefined || parameters.length === 0 ? { name } : { name, parameters });
-  }
-  return tools;
+    const parameters = properties !== null && typeof properties === 'object' && !Array.isArray(properties) ? Object.keys(properties) : undefined;
+    return parameters === undefined || parameters.length === 0 ? name : { name, parameters };
+  });
+  return usableTools(tools);
+}
+
+/**
+ * Says, once per tool name for `said` (a Set the caller keeps), that the
+ * tools `skipped` names are left out of tool-aware detection: `say(error)`
+ * is called with one TypeError for the names not said before, or not at
+ * all. A tool kept without an empty parameter name is not worth a word.
+ */
+function sayLeftOut(skipped, said, say) {
+  const fresh = skipped.filter((tool) => tool.reason !== 'empty-parameter' && !said.has(tool.name));
+  if (fresh.length === 0) return;
+  for (const tool of fresh) said.add(tool.name);
+  const cut = (name) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
+  const list = fresh.map((tool) => `${cut(tool.name)} (${tool.reason})`).join(', ');
+  say(new TypeError(`seamguard: ${fresh.length === 1 ? 'a tool the model is offered is' : `${fresh.length} tools the model is offered are`} left out of tool-aware detection, which cannot use ${fresh.length === 1 ? 'its name' : 'their names'}: ${list}. A leak of ${fresh.length === 1 ? 'it' : 'them'} is stripped only where the special tokens or presets catch it.`));
 }
 
 exports.functionTools = functionTools;
 exports.offeredTools = offeredTools;
 exports.filterTools = filterTools;
+exports.sayLeftOut = sayLeftOut;

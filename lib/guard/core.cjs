@@ -20,6 +20,7 @@ const { searchableText } = require('./text.cjs');
 const { Runs } = require('./runs.cjs');
 const { closestNames } = require('./names.cjs');
 const { MESSAGE_KINDS } = require('./kinds.cjs');
+const { filterTools, sayLeftOut } = require('../ai-sdk/tools.cjs');
 
 // Marks the one error a guard throws into a run: a misspelt name in
 // `argumentsFrom` under `posture: 'dev'`.
@@ -209,6 +210,8 @@ class Guard {
     // Said once per guard: the first error with no onError, an onError that
     // failed, each misspelt name.
     this.said = new Set();
+    // The offered tool names detection cannot use, said already.
+    this.leftOut = new Set();
     this.runs = new Runs(this, maxRuns);
     // The run of the latest model call: what `guard.findings` and
     // `guard.ledger` show, for a guard that serves one conversation.
@@ -665,6 +668,17 @@ class Guard {
         failed(failure);
       }
     }
+  }
+
+  /**
+   * The stream seam's tool list for `told` (`[{ name, inputSchema }]`):
+   * what tool-aware detection can use of it, the tools it cannot use said
+   * once per name through onError.
+   */
+  filterTools(told) {
+    const { tools, skipped } = filterTools(told);
+    sayLeftOut(skipped, this.leftOut, (error) => this.report(error));
+    return tools;
   }
 
   /** Hands `text` to onError as an Error, once per `what` for this guard. */

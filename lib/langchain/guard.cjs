@@ -19,7 +19,6 @@ const { Runnable } = require('@langchain/core/runnables');
 const { toJsonSchema } = require('@langchain/core/utils/json_schema');
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
 const { valueOfText } = require('../guard/text.cjs');
-const { filterTools } = require('../ai-sdk/tools.cjs');
 const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
 
 const isAi = (message) => message !== null && typeof message === 'object' && message.type === 'ai';
@@ -133,7 +132,7 @@ function createGuard(options) {
   // or its run renewed: a streamed chunk is read after its model call began,
   // maybe after the next one did.
   const told = new Map();
-  const filterOptions = () => ({ tools: filterTools([...told.values()]), patterns: SCAFFOLD_SPECIAL_TOKENS });
+  const filterOptions = () => ({ tools: guard.filterTools([...told.values()]), patterns: SCAFFOLD_SPECIAL_TOKENS });
 
   const middleware = createMiddleware({
     name: 'seamguard',

@@ -10,7 +10,6 @@
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
 const { valueOfText } = require('../guard/text.cjs');
-const { filterTools } = require('../ai-sdk/tools.cjs');
 const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
 
 /** The text of a message's content: a string, or its text parts. */
@@ -179,7 +178,7 @@ function createGuard(options) {
    */
   const begin = (request) => {
     const tools = toolsOf(request);
-    const filter = { tools: filterTools(tools.told), patterns: SCAFFOLD_SPECIAL_TOKENS };
+    const filter = { tools: guard.filterTools(tools.told), patterns: SCAFFOLD_SPECIAL_TOKENS };
     return { filter, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
   };
   const answered = (output, call) => {
