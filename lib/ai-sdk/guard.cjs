@@ -124,6 +124,15 @@ function modelCalls(guard) {
         guard.answered(call, calls, { role: 'assistant', content: parts }, promptMessages);
       }),
     failed: (call) => guard.attempt(() => guard.failed(call)),
+    /** The model's own call, `make()`; when it throws, the run waits for its retry. */
+    async made(call, make) {
+      try {
+        return await make();
+      } catch (error) {
+        if (call !== undefined) guard.attempt(() => guard.failed(call));
+        throw error;
+      }
+    },
   };
 }
 
@@ -188,25 +197,13 @@ function createGuard(options) {
     specificationVersion: 'v3',
     async wrapGenerate({ doGenerate, params }) {
       const call = await calls.begin(params);
-      let result;
-      try {
-        result = await doGenerate();
-      } catch (error) {
-        if (call !== undefined) calls.failed(call);
-        throw error;
-      }
+      const result = await calls.made(call, doGenerate);
       if (call !== undefined) calls.answered(call, result?.content);
       return result;
     },
     async wrapStream({ doStream, params }) {
       const call = await calls.begin(params);
-      let response;
-      try {
-        response = await doStream();
-      } catch (error) {
-        if (call !== undefined) calls.failed(call);
-        throw error;
-      }
+      const response = await calls.made(call, doStream);
       if (call === undefined) return response;
       // The answer is judged whole: at its finish part, or when the stream
       // ends without one. A stream that errors fails the call.
