@@ -44,6 +44,22 @@ for (const sdk of await sdkMajors()) {
         assert.equal(prompts.length, 1);
       });
 
+      it(`${mode}: callbacks that throw or reject never reach the run: they go to onError`, async () => {
+        const seen = [];
+        const errors = [];
+        const { model } = wrapped(sdk, [{ text: `Let me look. ${HERMES}` }, { text: 'Sunny in Paris.' }], {
+          heal: true,
+          onHeal: () => { throw new Error('heal sink down'); },
+          onStrip: async () => { throw new Error('strip sink down'); },
+          onError: (error) => errors.push(error.message),
+        });
+        const text = await runAgent(sdk, mode, { model, tools: weatherTools(sdk.ai, seen), prompt: 'Weather in Paris?' });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.deepEqual(seen, ['Paris']);
+        assert.match(text, /Sunny in Paris\.$/);
+        assert.deepEqual([...new Set(errors)].sort(), ['heal sink down', 'strip sink down']);
+      });
+
       it(`${mode}: heals a leaked call into a real one, which the SDK runs`, async () => {
         const seen = [];
         const healed = [];

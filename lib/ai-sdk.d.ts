@@ -79,11 +79,12 @@ export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typ
   /** Called once per healed round. */
   readonly onHeal?: ((event: HealEvent) => void) | undefined;
   /**
-   * Told once per tool name when a call offers a tool whose name tool-aware
+   * Told what goes wrong on the middleware's side, which never reaches the
+   * run: once per tool name, a tool a call offers whose name tool-aware
    * detection cannot use (empty, over 256 UTF-16 units, holding a line
-   * break, or repeated: `usableTools` decides): that tool is left out of
-   * detection, and the round goes on. Without it, the first is said once
-   * with `console.warn`. It may be async.
+   * break, or repeated: `usableTools` decides), left out of detection; and
+   * what `onStrip`, `onHeal` or `onRecover` throws or rejects with. Without
+   * it, the first is said once with `console.warn`. It may be async.
    */
   readonly onError?: ((error: unknown) => unknown) | undefined;
 };

@@ -54,25 +54,44 @@ function readOptions(options) {
       .replace(/\(the options are ([^)]*)\)/, (_, names) => `(the options are ${[...OWN_OPTIONS, ...names.split(', ')].join(', ')})`);
     throw new error.constructor(message);
   }
-  // The offered tools whose names detection cannot use, said once per name:
-  // to onError, or else once on the console.
-  const said = new Set();
+  // What goes wrong on the middleware's side (an offered tool whose name
+  // detection cannot use, a callback that throws or rejects) never reaches
+  // the run: it goes to onError, or else is said once on the console.
   let warned = false;
   const say = (error) => {
-    if (onError !== undefined) {
-      try {
-        const returned = onError(error);
-        if (returned !== null && typeof returned?.then === 'function') returned.then(undefined, () => {});
-      } catch {
-        // An onError that throws has nowhere left to report to.
-      }
+    if (onError === undefined) {
+      if (warned) return;
+      warned = true;
+      console.warn(`seamguard: ${error?.message ?? error} (pass onError to scaffoldingMiddleware to hear of each)`);
       return;
     }
-    if (warned) return;
-    warned = true;
-    console.warn(`${error.message} (pass onError to scaffoldingMiddleware to hear of each)`);
+    try {
+      const returned = onError(error);
+      if (returned !== null && typeof returned?.then === 'function') returned.then(undefined, () => {});
+    } catch {
+      // An onError that throws has nowhere left to report to.
+    }
   };
-  return { recover: recover === true, onRecover, heal: heal === true, onHeal, filter, leftOut: (skipped) => sayLeftOut(skipped, said, say) };
+  const guarded = (callback) =>
+    callback === undefined
+      ? undefined
+      : (event) => {
+          try {
+            const returned = callback(event);
+            if (returned !== null && typeof returned?.then === 'function') returned.then(undefined, say);
+          } catch (error) {
+            say(error);
+          }
+        };
+  const said = new Set();
+  return {
+    recover: recover === true,
+    onRecover: guarded(onRecover),
+    heal: heal === true,
+    onHeal: guarded(onHeal),
+    filter: filter.onStrip === undefined ? filter : { ...filter, onStrip: guarded(filter.onStrip) },
+    leftOut: (skipped) => sayLeftOut(skipped, said, say),
+  };
 }
 
 /**

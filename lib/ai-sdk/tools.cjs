@@ -59,7 +59,7 @@ function sayLeftOut(skipped, said, say) {
   for (const tool of fresh) said.add(tool.name);
   const cut = (name) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
   const list = fresh.map((tool) => `${cut(tool.name)} (${tool.reason})`).join(', ');
-  say(new TypeError(`seamguard: ${fresh.length === 1 ? 'a tool the model is offered is' : `${fresh.length} tools the model is offered are`} left out of tool-aware detection, which cannot use ${fresh.length === 1 ? 'its name' : 'their names'}: ${list}. A leak of ${fresh.length === 1 ? 'it' : 'them'} is stripped only where the special tokens or presets catch it.`));
+  say(new TypeError(`${fresh.length === 1 ? 'a tool the model is offered is' : `${fresh.length} tools the model is offered are`} left out of tool-aware detection, which cannot use ${fresh.length === 1 ? 'its name' : 'their names'}: ${list}. A leak of ${fresh.length === 1 ? 'it' : 'them'} is stripped only where the special tokens or presets catch it.`));
 }
 
 exports.functionTools = functionTools;

@@ -677,7 +677,7 @@ class Guard {
    */
   filterTools(told) {
     const { tools, skipped } = filterTools(told);
-    sayLeftOut(skipped, this.leftOut, (error) => this.report(error));
+    sayLeftOut(skipped, this.leftOut, (error) => this.report(new TypeError(`${this.who}: ${error.message}`)));
     return tools;
   }
 
