@@ -46,6 +46,17 @@
 //! bound what an open span holds. Each strip is recorded with its reason
 //! and pattern ([`Strip`]), for a caller that reports them as they happen.
 
+/// Adds to an engine's work counter: in tests only, so a release build
+/// carries neither the field nor the sums (see `growth.rs`).
+macro_rules! count_work {
+    ($counter:expr, $amount:expr) => {
+        #[cfg(test)]
+        {
+            $counter += $amount as u64;
+        }
+    };
+}
+
 mod calls;
 mod filter;
 mod json;
@@ -62,6 +73,8 @@ pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
 pub use registry::{default_patterns, Part, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};
 
+#[cfg(test)]
+mod growth;
 #[cfg(test)]
 mod reference;
 #[cfg(test)]

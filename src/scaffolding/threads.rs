@@ -745,6 +745,9 @@ pub(crate) struct Threads {
     /// Where a JSON call may begin although no line does: right after
     /// another call on the same line (`{…} {…}`).
     call_may_begin_at: Option<usize>,
+    /// Units read and threads stepped, compared and dropped (tests only).
+    #[cfg(test)]
+    pub(crate) work: u64,
 }
 
 impl Threads {
@@ -801,6 +804,7 @@ impl Threads {
                 // Nothing is under way: release everything up to the next
                 // unit that may begin a match, without looking further.
                 let skip = self.next_begin(general, &chunk[read..]);
+                count_work!(self.work, skip + 1);
                 if skip > 0 {
                     let to = self.base + self.held.len();
                     self.release_to(to, out);
@@ -837,6 +841,7 @@ impl Threads {
         out: &mut Vec<u16>,
     ) {
         let end = self.base + self.held.len();
+        count_work!(self.work, self.threads.len());
         for thread in &mut self.threads {
             let step = std::mem::replace(&mut thread.step, Step::Done { end });
             let compiled = &general.patterns[thread.pattern];
@@ -875,6 +880,7 @@ impl Threads {
             };
         }
         while let Some(first) = self.threads.first() {
+            count_work!(self.work, self.threads.len());
             let (pattern, start) = (first.pattern, first.start);
             match first.step {
                 Step::Done { end } => self.strip(pattern, start, end, StripReason::Match, log, out),
@@ -955,6 +961,7 @@ impl Threads {
         log.cut_at(out.len());
         self.decided = end;
         let inside = self.threads.iter().take_while(|thread| thread.start < end).count();
+        count_work!(self.work, self.threads.len());
         self.threads.drain(..inside);
     }
 
@@ -965,6 +972,7 @@ impl Threads {
         self.held.push(unit);
         let previous = self.previous;
         // Advance every thread, keeping the live ones in order.
+        count_work!(self.work, self.threads.len() + 1);
         let mut kept = 0;
         for index in 0..self.threads.len() {
             if let Advance::Alive = self.advance(general, index, unit, at) {
@@ -1004,6 +1012,7 @@ impl Threads {
                     }
                     Compiled::JsonCall { .. } => continue,
                 };
+                count_work!(self.work, 1);
                 self.threads.push(Thread { pattern, start: at, step });
                 let last = self.threads.len() - 1;
                 if let Advance::Dead = self.advance(general, last, unit, at) {
@@ -1033,6 +1042,7 @@ impl Threads {
         let mut index = 1;
         while index < self.threads.len() {
             let (earlier, rest) = self.threads.split_at(index);
+            count_work!(self.work, index);
             if earlier.iter().any(|thread| thread.same_future(&rest[0])) {
                 self.threads.remove(index);
             } else {
@@ -1085,6 +1095,7 @@ impl Threads {
                         // at or after `base`, so the unit before `end` is held.
                         let before = Some(self.held[end - 1 - self.base]);
                         let mut step = opened(compiled, end, before);
+                        count_work!(self.work, self.base + self.held.len() - end);
                         for at in end..self.base + self.held.len() {
                             if let Step::Done { .. } | Step::Over = step {
                                 break;
