@@ -2274,7 +2274,10 @@ impl CallStage {
     /// Ends the stream, and frees what the stage held.
     pub(crate) fn flush(&mut self, tools: &Tools, options: Options, log: &mut StripLog, out: &mut Vec<u16>) {
         self.run_held(tools, options, log, out, true);
+        #[cfg(test)]
+        let work = self.work;
         *self = CallStage::default();
+        count_work!(self.work, work);
     }
 
     /// A candidate that outgrew `max_held`: stripped under the drop policy,

@@ -77,6 +77,13 @@ const ROWS: &[Row] = &[
         r#"<|tool_call_start|>{"name": "get_weather", "arguments": {"a": "#.repeat(n)
     }),
     row(Kind::SpecialTokensAndTool, "unclosed openers", |n| "<|tool_call_start|>".repeat(n * 8)),
+    // Texts shaped to make tool-aware detection read far and fail.
+    row(Kind::SpecialTokensAndTool, "elements that never close", |n| {
+        r#"<invoke name="get_weather"><city>"#.repeat(n * 2)
+    }),
+    row(Kind::SpecialTokensAndTool, "names with no arguments", |n| "<tool_call>get_weather ".repeat(n * 2)),
+    row(Kind::SpecialTokensAndTool, "lists that never close", |n| "[get_weather(".repeat(n * 4)),
+    row(Kind::SpecialTokensAndTool, "fences", |n| "```\n".repeat(n * 8)),
     row(Kind::EveryPreset, "reported", reported),
     row(Kind::EveryPreset, "an opener and another span's closer", |n| "<tool_call><|python_end|>".repeat(n)),
     row(Kind::EveryPreset, "two spans' openers alternating", |n| "<tool_call><|tool_call_start|>".repeat(n)),
@@ -92,7 +99,10 @@ const ROWS: &[Row] = &[
         "[\n".repeat(n * 2) + &"]\n".repeat(n * 2)
     }),
     row(Kind::EveryPreset, "JSON objects nested line by line, then closed", |n| {
-        "{\"a\":\n".repeat(n) + &"}\n".repeat(n)
+        "{\"a\":\n".repeat(n) + "1" + &"}\n".repeat(n)
+    }),
+    row(Kind::EveryPreset, "a call nested in JSON lists line by line", |n| {
+        "[\n".repeat(n) + r#"{"name": "get_weather", "arguments": {}}"# + &"\n]".repeat(n)
     }),
     row(Kind::TwoSpansAndEnd, "reported", reported),
     row(Kind::TwoSpansAndEnd, "an opener and another span's closer", |n| "<a></b>".repeat(n * 4)),
@@ -116,7 +126,6 @@ fn work(kind: Kind, policy: OpenSpanPolicy, text: &str) -> u64 {
 }
 
 #[test]
-#[ignore = "the engine's work grows faster than its input on these shapes (issue 28)"]
 fn work_grows_linearly_with_the_input() {
     let mut over = Vec::new();
     for row in ROWS {
