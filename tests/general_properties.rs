@@ -35,8 +35,12 @@ fn literal() -> impl Strategy<Value = String> {
 }
 
 /// Regular expressions over the same alphabet, greedy and lazy ones, with
-/// alternations that prefer the shorter branch.
-const REGEXES: [&str; 8] = ["<a+>", "a[^>]*>", "<a|<ab", "b{2,3}", "(?:ab)+/", "<[ab]*?>", "/b\\z", "😀+a"];
+/// alternations that prefer the shorter branch, and matches that may grow
+/// (`<a` that a `<b` may extend; closers that a regular expression keeps
+/// extending, as DeepSeek's DSML preset has): a match to fall back on
+/// that many threads share.
+const REGEXES: [&str; 10] =
+    ["<a+>", "a[^>]*>", "<a|<ab", "b{2,3}", "(?:ab)+/", "<[ab]*?>", "/b\\z", "😀+a", "<a(?:<b)?", "(?:</a> ?)+"];
 
 /// A pattern the `regex` crate can say, with its source there.
 #[derive(Clone, Debug)]

@@ -2228,6 +2228,9 @@ pub(crate) struct CallStage {
     /// A buffer reused by every read: the held text narrowed to a byte a
     /// unit, for the search of leads (see [`narrow_into`]).
     narrow: Vec<u8>,
+    /// Units stepped, skipped, narrowed and read by tries (tests only).
+    #[cfg(test)]
+    pub(crate) work: u64,
 }
 
 impl Default for CallStage {
@@ -2242,6 +2245,8 @@ impl Default for CallStage {
             code: None,
             marks: Vec::new(),
             narrow: Vec::new(),
+            #[cfg(test)]
+            work: 0,
         }
     }
 }
@@ -2290,7 +2295,10 @@ impl CallStage {
     /// Ends the stream, and frees what the stage held.
     pub(crate) fn flush(&mut self, tools: &Tools, options: Options, log: &mut StripLog, out: &mut Vec<u16>) {
         self.run_held(tools, options, log, out, true);
+        #[cfg(test)]
+        let work = self.work;
         *self = CallStage::default();
+        count_work!(self.work, work);
     }
 
     /// A candidate that outgrew `max_held`: stripped under the drop policy,
@@ -2376,8 +2384,10 @@ impl CallStage {
         // searched in the text narrowed to a byte a unit.
         let mut narrow = std::mem::take(&mut self.narrow);
         narrow_into(&text, &mut narrow);
+        count_work!(self.work, text.len());
         let mut ahead = Ahead::default();
         while at < text.len() {
+            count_work!(self.work, 1);
             let unit = text[at];
             // Inside a code block, or a JSON value that is not a call, their
             // own scans read the unit; the unit that ends one without being
@@ -2396,6 +2406,7 @@ impl CallStage {
                 // below would pass it (nothing tried, the line unchanged or,
                 // past a line break, begun with prose).
                 let (plain, crossed) = plain_run(tools, text, &narrow, at, tail_from, before, &mut ahead);
+                count_work!(self.work, plain);
                 if plain > 0 {
                     credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul(plain as i64));
                     at += plain;
@@ -2413,7 +2424,9 @@ impl CallStage {
                 far.set(at);
                 let reader =
                     Reader { text: &text, tools, complete, blank: line.blank, far: &far, cut, named: &named };
-                match reader.leak(at) {
+                let leak = reader.leak(at);
+                count_work!(self.work, far.get().saturating_sub(at));
+                match leak {
                     Ok(leak) => {
                         // (A leak ends past its start and within the text.)
                         let end = leak.end.clamp(at + 1, text.len());

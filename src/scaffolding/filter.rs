@@ -394,6 +394,15 @@ impl ScaffoldingFilter {
         }
     }
 
+    /// The work the general engine and tool-aware detection have done so
+    /// far, in their own units (see `growth.rs`); `None` on the one-pass
+    /// engine, which counts nothing.
+    #[cfg(test)]
+    pub(crate) fn work(&self) -> Option<u64> {
+        let Engine::Threads(state) = &self.engine else { return None };
+        Some(state.work + self.tools.as_ref().map_or(0, |(_, stage)| stage.work))
+    }
+
     /// Total length of the stripped spans, in code units.
     pub fn stripped_chars(&self) -> usize {
         self.log.stripped.len()

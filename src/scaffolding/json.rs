@@ -150,6 +150,24 @@ impl Containers {
         self.depth += 1;
     }
 
+    /// The `count` (at most 64) levels from `from` up, level `from` in the
+    /// lowest bit.
+    fn levels(&self, from: usize, count: usize) -> u64 {
+        let word = |index: usize| match index {
+            0 => self.first,
+            _ => self.deeper.get(index - 1).copied().unwrap_or(0),
+        };
+        let (index, shift) = (from / 64, from % 64);
+        let mut bits = word(index) >> shift;
+        if shift > 0 {
+            bits |= word(index + 1) << (64 - shift);
+        }
+        if count < 64 {
+            bits &= (1 << count) - 1;
+        }
+        bits
+    }
+
     fn top(&self) -> Option<Container> {
         let level = self.depth.checked_sub(1)?;
         let word = if level < 64 { self.first } else { self.deeper[(level - 64) / 64] };
@@ -169,6 +187,26 @@ impl Containers {
 impl JsonScan {
     pub(crate) fn new() -> Self {
         JsonScan { place: Place::BeforeValue, open: Containers::default() }
+    }
+
+    /// How many containers are open.
+    pub(crate) fn depth(&self) -> usize {
+        self.open.depth
+    }
+
+    /// Whether this scan reads every unit from here on as `outer` does
+    /// until it closes its own value: the same place in the grammar, and
+    /// its open containers the innermost of `outer`'s. Then the two have
+    /// one future, this scan's value ending when `outer` closes the
+    /// container this one opened first. Only scans at most 64 containers
+    /// deep are compared (a deeper one answers no).
+    pub(crate) fn nests_in(&self, outer: &JsonScan) -> bool {
+        let depth = self.open.depth;
+        self.place == outer.place
+            && self.place != Place::Spent
+            && (1..=64).contains(&depth)
+            && depth <= outer.open.depth
+            && self.open.levels(0, depth) == outer.open.levels(outer.open.depth - depth, depth)
     }
 
     /// Feeds the next unit. `Done` means this unit closed the value (the
@@ -338,10 +376,21 @@ fn is_whitespace(byte: u8) -> bool {
 /// array is never a call. A key given twice counts by its last occurrence,
 /// as in `JSON.parse`.
 pub(crate) fn is_tool_call(text: &[u16], tool_names: Option<&[String]>) -> bool {
-    if !is_one_container(text) {
-        return false;
-    }
-    let Some(value) = (Reader { text, at: 0 }).value(0) else { return false };
+    is_one_container(text) && is_scanned_tool_call(text, tool_names, &|_| None)
+}
+
+/// [`is_tool_call`] of `text` that a [`JsonScan`] accepted already: one
+/// object or array, whitespace before it. `ends(at)` may say where a
+/// container that begins at `at` ends (one past its last unit), so that the
+/// shape check skips one below [`OUTLINE_DEPTH`] in one step: the filter,
+/// which checks every call of a nest, reads each unit a bounded number of
+/// times that way, however deep the nest.
+pub(crate) fn is_scanned_tool_call(
+    text: &[u16],
+    tool_names: Option<&[String]>,
+    ends: &dyn Fn(usize) -> Option<usize>,
+) -> bool {
+    let Some(value) = (Reader { text, at: 0, ends }).value(0) else { return false };
     match &value {
         Outline::Array(items) => !items.is_empty() && items.iter().all(|item| is_call(item, tool_names)),
         _ => is_call(&value, tool_names),
@@ -475,7 +524,7 @@ fn spells(units: &[u16], text: &str) -> bool {
 /// is level 0). The deepest path it follows is array, message object,
 /// `tool_calls`, OpenAI object, `function`, then the keys of `parameters`
 /// at level 5; anything deeper is skipped without being kept.
-const OUTLINE_DEPTH: usize = 5;
+pub(crate) const OUTLINE_DEPTH: usize = 5;
 
 /// A JSON value as far as the shape check looks: containers down to
 /// [`OUTLINE_DEPTH`] with their entries, strings with their decoded units,
@@ -494,6 +543,8 @@ enum Outline {
 struct Reader<'a> {
     text: &'a [u16],
     at: usize,
+    /// Where a container that begins at a position ends, when known.
+    ends: &'a dyn Fn(usize) -> Option<usize>,
 }
 
 impl Reader<'_> {
@@ -628,6 +679,12 @@ impl Reader<'_> {
 
     /// Moves past one value of any depth without keeping it.
     fn skip_value(&mut self) -> Option<()> {
+        if let (Some(b'{' | b'['), Some(end)) = (self.peek().and_then(ascii), (self.ends)(self.at)) {
+            if end > self.at && end <= self.text.len() {
+                self.at = end;
+                return Some(());
+            }
+        }
         let mut open = 0usize;
         loop {
             match self.peek().and_then(ascii) {
@@ -660,7 +717,7 @@ impl Reader<'_> {
 /// escapes decoded as [`is_tool_call`] reads them (a lone surrogate stays
 /// lone); `None` if `quoted` is not exactly one string literal.
 pub(crate) fn string_units(quoted: &[u16]) -> Option<Vec<u16>> {
-    let mut reader = Reader { text: quoted, at: 0 };
+    let mut reader = Reader { text: quoted, at: 0, ends: &|_| None };
     let units = reader.string()?;
     (reader.at == quoted.len()).then_some(units)
 }
@@ -775,7 +832,7 @@ mod tests {
     use std::collections::hash_map::DefaultHasher;
     use std::hash::{Hash, Hasher};
 
-    use super::{is_tool_call, readable, string_units, unmarked, JsonScan, Step, MARK};
+    use super::{is_one_container, is_scanned_tool_call, is_tool_call, readable, string_units, unmarked, JsonScan, Step, MARK};
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()
@@ -1021,6 +1078,36 @@ mod tests {
         ];
         for (left, right) in different {
             assert_ne!(scanned(left), scanned(right), "{left} / {right}");
+        }
+    }
+
+    /// A scan nests in another when it stands at the same place and its
+    /// containers are the innermost of the other's, however deep: then the
+    /// two read every unit alike until the inner value closes.
+    #[test]
+    fn scans_nest_in_the_scans_they_read_on_as() {
+        let deep = format!("{}[", r#"{"k":"#.repeat(100));
+        let nests = [
+            ("[", r#"{"a":["#),
+            ("[", "[["),
+            (r#"{"b":["#, r#"[{"a":["#),
+            ("[", deep.as_str()),
+            (r#"{"a":[1"#, r#"[{"b":[7"#),
+            (&"[".repeat(64), &format!("{{\"k\":{}", "[".repeat(64))),
+        ];
+        for (inner, outer) in nests {
+            assert!(scanned(inner).nests_in(&scanned(outer)), "{inner} in {outer}");
+        }
+        let apart = [
+            ("[", r#"{"a":{"#),
+            ("[1", r#"[["#),
+            ("[[", "["),
+            (r#"["a"#, r#"[["#),
+            // Deeper than 64: not compared.
+            (&"[".repeat(65), &"[".repeat(66)),
+        ];
+        for (inner, outer) in apart {
+            assert!(!scanned(inner).nests_in(&scanned(outer)), "{inner} apart from {outer}");
         }
     }
 
@@ -1297,6 +1384,34 @@ mod tests {
         for &(name, text, offered, expected) in CALLS {
             let offered = names(offered);
             assert_eq!(is_tool_call(&units(text), offered.as_deref()), expected, "{name}: {text}");
+        }
+    }
+
+    /// The shape check that skips known containers says what the full one
+    /// says, given where every container ends (as the filter knows them),
+    /// for every call of the table.
+    #[test]
+    fn skipping_known_containers_changes_no_answer() {
+        for &(name, text, offered, expected) in CALLS {
+            let text = units(text);
+            if !is_one_container(&text) {
+                continue;
+            }
+            let mut ends = std::collections::HashMap::new();
+            let mut open = Vec::new();
+            let mut scan = JsonScan::new();
+            for (at, &unit) in text.iter().enumerate() {
+                let depth = scan.depth();
+                scan.step(unit);
+                if scan.depth() > depth {
+                    open.push(at);
+                } else if scan.depth() < depth {
+                    ends.insert(open.pop().unwrap(), at + 1);
+                }
+            }
+            let offered = names(offered);
+            let skipping = is_scanned_tool_call(&text, offered.as_deref(), &|at| ends.get(&at).copied());
+            assert_eq!(skipping, expected, "{name}");
         }
     }
 

@@ -46,6 +46,17 @@
 //! bound what an open span holds. Each strip is recorded with its reason
 //! and pattern ([`Strip`]), for a caller that reports them as they happen.
 
+/// Adds to an engine's work counter: in tests only, so a release build
+/// carries neither the field nor the sums (see `growth.rs`).
+macro_rules! count_work {
+    ($counter:expr, $amount:expr) => {
+        #[cfg(test)]
+        {
+            $counter += $amount as u64;
+        }
+    };
+}
+
 mod calls;
 mod filter;
 mod json;
@@ -64,6 +75,8 @@ pub use regex::RegexSource;
 pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 pub use registry::{default_patterns, Part, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};
 
+#[cfg(test)]
+mod growth;
 #[cfg(test)]
 mod reference;
 #[cfg(test)]

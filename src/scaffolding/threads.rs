@@ -6,22 +6,33 @@
 //! and so on. A strip never joins its neighbours into a new match, so the
 //! output is the same for every chunking.
 //!
-//! Every possible match in progress is a *thread*: a pattern, the position
-//! where the match would begin, and where the pattern's automaton stands
-//! (a literal's matched length, a DFA state, a JSON scanner, ...). Each unit
-//! advances every thread and may begin new ones. Threads are kept in order
-//! of (start, pattern), so the first thread decides: once it has finished
-//! its match, that match is the leftmost one and is stripped, together with
-//! every thread that began inside it; while it is still running, everything
-//! from its start on is held. Text before the first thread can no longer
-//! take part in a match and is released.
+//! Every possible match is a *thread*: a pattern, the position where the
+//! match would begin, and where the pattern's automaton stands (a literal's
+//! matched length, a DFA state, a JSON scanner, ...). Each unit advances
+//! the threads in progress and may begin new ones. Threads are kept in
+//! order of (start, pattern), so the first thread decides: once it has
+//! finished its match, that match is the leftmost one and is stripped,
+//! together with every thread that began inside it; while it is still
+//! running, everything from its start on is held. Text before the first
+//! thread can no longer take part in a match and is released.
 //!
-//! Two threads of one pattern whose automata stand in the same state have
-//! the same future, so the later one is dropped: the earlier one's match, if
-//! it comes, covers it. That keeps the number of threads bounded by the
-//! patterns' sizes, not by the text, and so a unit costs a bounded amount of
-//! work: the engine is linear in its input, inside an open span or a long
-//! JSON value too.
+//! # Linear time
+//!
+//! A thread that has finished its match behind one still running waits in
+//! its place and costs nothing until it comes first. Threads of one pattern
+//! whose automata stand in the same state have the same future, so one
+//! automaton, a *run*, carries them all; the later thread is carried, not
+//! dropped, because the earlier one may yet lose to a match that ends
+//! before the later one begins, and then the later one is the match. A JSON
+//! value that begins inside another reads on as the outer one does, so it
+//! joins the outer value's run. A unit steps each run once, and the number
+//! of runs is bounded by the registry, not by the text; each thread is
+//! begun, carried and settled once. So the engine is linear in its input:
+//! inside an open span, behind one, in a long JSON value or a nest of them,
+//! in a match a regular expression keeps extending. `growth.rs` counts the
+//! work on the shapes that once made it grow faster than the input.
+
+use std::collections::{HashMap, VecDeque};
 
 use regex_automata::util::primitives::StateID;
 
@@ -531,101 +542,115 @@ fn is_low(unit: u16) -> bool {
     (0xDC00..0xE000).contains(&unit)
 }
 
-/// A DFA fed one code point at a time from UTF-16 units: a high surrogate
-/// waits for the unit after it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A DFA fed one code point at a time from UTF-16 units (a high surrogate
+/// waits for the unit after it), shared by the threads of its pattern that
+/// stand in one state.
+///
+/// Those threads differ only in the match each falls back on if the run
+/// finds no longer one: a thread keeps its own ([`Member::pending`]), and
+/// every match the run finds from the thread's [`Member::since`] on
+/// replaces it. Whether the threads have a match to fall back on is the
+/// same for all of them (`pending`), because it decides when the run is
+/// over.
+#[derive(Clone, Debug)]
 struct DfaRun {
     state: StateID,
-    /// Where the longest match seen so far ends.
-    matched: Option<usize>,
     /// A high surrogate read but not yet fed, and its position.
     high: Option<(u16, usize)>,
+    pending: bool,
+    /// The latest match the run found: where it ends, and the unit that
+    /// showed it.
+    latest: Option<(usize, usize)>,
 }
 
 /// What a DFA run says after a unit.
-enum RunSays {
+enum DfaSays {
     Going,
-    /// The match is over and ends here.
-    Matched(usize),
-    Dead,
+    /// No longer match can come: each thread ends at the match it falls
+    /// back on, if it has one.
+    Over,
+    /// Every thread's match ends here, whatever follows.
+    EndsAt(usize),
 }
 
 impl DfaRun {
     fn new(dfa: &Dfa, previous: Option<u16>) -> Option<Self> {
-        Some(DfaRun { state: dfa.start(re::look_behind(previous))?, matched: None, high: None })
+        let state = dfa.start(re::look_behind(previous))?;
+        Some(DfaRun { state, high: None, pending: false, latest: None })
     }
 
     /// Feeds the unit at `at`.
-    fn push(&mut self, dfa: &Dfa, unit: u16, at: usize) -> RunSays {
+    fn push(&mut self, dfa: &Dfa, unit: u16, at: usize) -> DfaSays {
         let mut buffer = [0u8; 4];
         if let Some((high, high_at)) = self.high.take() {
             if is_low(unit) {
                 let code_point = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
-                return self.feed(dfa, re::utf8(code_point, &mut buffer), high_at, at + 1);
+                return self.feed(dfa, re::utf8(code_point, &mut buffer), high_at, at + 1, at);
             }
-            if let RunSays::Matched(_) | RunSays::Dead =
-                self.feed(dfa, re::utf8(0xFFFD, &mut buffer), high_at, at)
+            if let said @ (DfaSays::Over | DfaSays::EndsAt(_)) =
+                self.feed(dfa, re::utf8(0xFFFD, &mut buffer), high_at, at, at)
             {
-                return self.over();
+                return said;
             }
         }
         if is_high(unit) {
             self.high = Some((unit, at));
-            return RunSays::Going;
+            return DfaSays::Going;
         }
-        self.feed(dfa, re::utf8(u32::from(unit), &mut buffer), at, at + 1)
+        self.feed(dfa, re::utf8(u32::from(unit), &mut buffer), at, at + 1, at)
     }
 
-    /// Feeds one code point that spans `[from, to)`.
-    fn feed(&mut self, dfa: &Dfa, bytes: &[u8], from: usize, to: usize) -> RunSays {
+    /// Feeds one code point that spans `[from, to)`, read at unit `at`.
+    fn feed(&mut self, dfa: &Dfa, bytes: &[u8], from: usize, to: usize, at: usize) -> DfaSays {
         if dfa.step(&mut self.state, bytes) {
-            self.matched = Some(from);
+            self.pending = true;
+            self.latest = Some((from, at));
         }
-        if dfa.is_dead(self.state) || (self.matched.is_some() && dfa.is_spent(self.state)) {
-            return self.over();
+        if dfa.is_dead(self.state) || (self.pending && dfa.is_spent(self.state)) {
+            return DfaSays::Over;
         }
         if dfa.ends_here(self.state) {
-            self.matched = Some(to);
-            return RunSays::Matched(to);
+            return DfaSays::EndsAt(to);
         }
-        RunSays::Going
+        DfaSays::Going
     }
 
-    fn over(&self) -> RunSays {
-        match self.matched {
-            Some(end) => RunSays::Matched(end),
-            None => RunSays::Dead,
-        }
-    }
-
-    /// The end of the text: where the match ends, if there is one.
-    fn finish(&mut self, dfa: &Dfa, end: usize) -> Option<usize> {
+    /// The end of the text, at `end`.
+    fn finish(&mut self, dfa: &Dfa, end: usize) -> DfaSays {
         if let Some((_, high_at)) = self.high.take() {
             let mut buffer = [0u8; 4];
-            if let RunSays::Matched(_) | RunSays::Dead =
-                self.feed(dfa, re::utf8(0xFFFD, &mut buffer), high_at, end)
+            if let said @ (DfaSays::Over | DfaSays::EndsAt(_)) =
+                self.feed(dfa, re::utf8(0xFFFD, &mut buffer), high_at, end, end)
             {
-                return self.matched;
+                return said;
             }
         }
         if dfa.matches_at_end(self.state) {
-            return Some(end);
+            return DfaSays::EndsAt(end);
         }
-        self.matched
+        DfaSays::Over
     }
 
-    /// Whether two runs have the same future and neither has a match to
-    /// keep.
+    /// Where `member`'s match ends if the run finds no longer one.
+    fn fallback(&self, member: &Member) -> Option<usize> {
+        match self.latest {
+            Some((end, found)) if found >= member.since => Some(end),
+            _ => member.pending,
+        }
+    }
+
+    /// Whether two runs have one future: one state, the same surrogate
+    /// waiting, and a match to fall back on for both or neither.
     fn same_future(&self, other: &DfaRun) -> bool {
-        self.matched.is_none()
-            && other.matched.is_none()
-            && self.state == other.state
-            && self.high.map(|h| h.0) == other.high.map(|h| h.0)
+        self.state == other.state
+            && self.high.map(|high| high.0) == other.high.map(|high| high.0)
+            && self.pending == other.pending
     }
 }
 
-/// Where a JSON call stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Where a JSON call stands outside its value (inside it, the call's
+/// thread is on a [`Step::CallValue`] run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum CallPhase {
     /// Spaces or tabs at the start of the line.
     Indent,
@@ -635,8 +660,6 @@ enum CallPhase {
     Language(u8),
     /// The rest of the fence's line.
     FenceLine,
-    /// The value; `fenced` says whether a fence must close it.
-    Value { scan: JsonScan, fenced: bool },
     /// After a fenced value: `n` backticks of the closing fence.
     Closing(u8),
     /// After the call, which ends at `end`: the rest of its line must be
@@ -644,92 +667,475 @@ enum CallPhase {
     Trailing { end: usize },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Call {
-    phase: CallPhase,
-    /// Where the value's text begins.
-    value_from: usize,
-}
-
-/// Where one thread's automaton stands.
+/// Where the automaton of one run stands.
 #[derive(Clone, Debug)]
 enum Step {
     /// Inside a literal part (a token or a start): `matched` units so far.
-    Literal {
-        matched: usize,
-    },
-    /// Inside a regular-expression part.
+    /// Never shared: a literal's state says where it began.
+    Literal { matched: usize },
+    /// Inside a regular-expression part (a token or a start).
     Dfa(DfaRun),
     /// A span's start is complete; looking for a literal end, `matched`
     /// units of it so far.
-    EndLiteral {
-        matched: usize,
-    },
+    EndLiteral { matched: usize },
     /// A span's start is complete; running "anything, then the end".
     EndDfa(DfaRun),
     /// A JSON pattern's start is complete; scanning the value.
     Json(JsonScan),
-    Call(Call),
-    /// The match is complete and ends at `end`.
-    Done {
-        end: usize,
-    },
-    /// No match: the thread is to be dropped.
-    Over,
+    /// A bare JSON call before or after its value. Never shared.
+    Call(CallPhase),
+    /// A bare JSON call's value.
+    CallValue(Box<CallValue>),
 }
 
+/// The value of a bare JSON call, scanned once for all the calls on its
+/// run (a call that begins inside another's value joins it), with what
+/// their shape checks need to read each unit a bounded number of times.
 #[derive(Clone, Debug)]
-struct Thread {
-    pattern: usize,
-    start: usize,
-    step: Step,
+struct CallValue {
+    scan: JsonScan,
+    /// Where each open container begins, outermost first.
+    opens: Vec<usize>,
+    /// Where a closed container ends (one past its last unit), by where it
+    /// begins: those deep enough below some call's value that its shape
+    /// check skips them (see `json::is_scanned_tool_call`).
+    ends: HashMap<usize, usize>,
 }
 
-impl Thread {
+impl Step {
     /// Whether the match's opening part is complete, so that an unclosed
     /// match is an open span (which `openSpanAtEnd` and `maxHeld` settle).
     fn is_open(&self) -> bool {
-        matches!(self.step, Step::EndLiteral { .. } | Step::EndDfa(_) | Step::Json(_))
+        matches!(self, Step::EndLiteral { .. } | Step::EndDfa(_) | Step::Json(_))
     }
 
-    /// Whether the stream ending here leaves the match unclosed: an open
-    /// span, or a JSON call whose value has begun (which may be an
-    /// ordinary answer cut off, so only the flush settles it, never
-    /// `maxHeld`).
-    fn is_unclosed_at_end(&self) -> bool {
-        self.is_open()
-            || matches!(
-                self.step,
-                Step::Call(Call { phase: CallPhase::Value { .. } | CallPhase::Closing(_), .. })
-            )
-    }
-
-    fn same_future(&self, other: &Thread) -> bool {
-        if self.pattern != other.pattern {
-            return false;
-        }
-        match (&self.step, &other.step) {
+    /// Whether two runs of one pattern have one future, so that one run
+    /// can carry the threads of both.
+    fn same_future(&self, other: &Step) -> bool {
+        match (self, other) {
             (Step::Dfa(a), Step::Dfa(b)) | (Step::EndDfa(a), Step::EndDfa(b)) => a.same_future(b),
             (Step::EndLiteral { matched: a }, Step::EndLiteral { matched: b }) => a == b,
             (Step::Json(a), Step::Json(b)) => a == b,
-            // A call is checked on its own text, and a literal's state
-            // says where it began, so neither merges.
+            (Step::CallValue(a), Step::CallValue(b)) => a.scan == b.scan,
             _ => false,
+        }
+    }
+
+    /// The scan of a JSON run.
+    fn scan(&self) -> Option<&JsonScan> {
+        match self {
+            Step::Json(scan) => Some(scan),
+            Step::CallValue(value) => Some(&value.scan),
+            _ => None,
         }
     }
 }
 
-/// What advancing a thread by one unit did.
-enum Advance {
-    Alive,
+/// One thread on a run: a possible match, and what it keeps apart from
+/// the run's automaton.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    /// Its place in the order of matches (see [`Threads::slots`]).
+    slot: usize,
+    /// On a DFA run: the match it falls back on, unless the run finds one
+    /// at unit `since` or later.
+    pending: Option<usize>,
+    since: usize,
+    /// On a JSON run: how many of the run's containers were open before
+    /// its value began. Its value ends when the run's depth is back to it.
+    base: usize,
+    /// For a JSON call: where its value's text begins, and whether a fence
+    /// must close it.
+    value_from: usize,
+    fenced: bool,
+    /// For a JSON call, under `openSpanAtEnd: 'drop'`: whether its value
+    /// already shows a call (as `json::shows_tool_call` would say of it),
+    /// for the flush to read if the value never closes.
+    shows_call: bool,
+}
+
+impl Member {
+    fn new(slot: usize, at: usize) -> Self {
+        Member { slot, pending: None, since: at, base: 0, value_from: at, fenced: false, shows_call: false }
+    }
+}
+
+/// An automaton in progress and the threads on it, in the order of their
+/// slots (on a JSON run, also the order of their bases).
+///
+/// Threads of one pattern whose automata stand in the same state have the
+/// same future, so one run carries them all and a unit costs one step
+/// however many they are. Each keeps its own place in the order, so what
+/// is stripped is what stepping each thread on its own would strip.
+#[derive(Debug)]
+struct Run {
+    pattern: usize,
+    step: Step,
+    members: Members,
+}
+
+/// The threads on a run. Most runs carry one (threads begin on most units
+/// of an open span, and most end within a few), which is kept without a
+/// queue of its own.
+#[derive(Debug, Default)]
+enum Members {
+    #[default]
+    None,
+    One(Member),
+    Many(VecDeque<Member>),
+}
+
+impl Members {
+    fn slices(&self) -> (&[Member], &[Member]) {
+        match self {
+            Members::None => (&[], &[]),
+            Members::One(member) => (std::slice::from_ref(member), &[]),
+            Members::Many(queue) => queue.as_slices(),
+        }
+    }
+
+    fn iter(&self) -> impl DoubleEndedIterator<Item = &Member> {
+        let (first, second) = self.slices();
+        first.iter().chain(second)
+    }
+
+    fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Member> {
+        let (first, second): (&mut [Member], &mut [Member]) = match self {
+            Members::None => (&mut [], &mut []),
+            Members::One(member) => (std::slice::from_mut(member), &mut []),
+            Members::Many(queue) => queue.as_mut_slices(),
+        };
+        first.iter_mut().chain(second)
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Members::None => 0,
+            Members::One(_) => 1,
+            Members::Many(queue) => queue.len(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn front(&self) -> Option<&Member> {
+        self.iter().next()
+    }
+
+    fn back(&self) -> Option<&Member> {
+        self.iter().next_back()
+    }
+
+    fn pop_front(&mut self) -> Option<Member> {
+        match self {
+            Members::Many(queue) => queue.pop_front(),
+            _ => match std::mem::take(self) {
+                Members::One(member) => Some(member),
+                _ => None,
+            },
+        }
+    }
+
+    fn pop_back(&mut self) -> Option<Member> {
+        match self {
+            Members::Many(queue) => queue.pop_back(),
+            _ => self.pop_front(),
+        }
+    }
+
+    fn push_back(&mut self, member: Member) {
+        match self {
+            Members::None => *self = Members::One(member),
+            Members::One(first) => *self = Members::Many(VecDeque::from([*first, member])),
+            Members::Many(queue) => queue.push_back(member),
+        }
+    }
+}
+
+/// What a unit did to a run.
+enum Says {
+    Going,
+    /// Every thread on the run is done; the matches end at `end`.
+    Done(usize),
+    /// No thread on the run can match.
     Dead,
+    /// A DFA part is over: each thread ends at the match it falls back on.
+    FallBack,
+    /// A regular-expression start is over: each thread goes on to the rest
+    /// of its pattern from where its start ended (all from `Some(end)`,
+    /// else each from the match it falls back on).
+    Opened(Option<usize>),
+    /// The unit closed a JSON container, which began at `opened` (calls
+    /// only): the threads whose value it was are done.
+    Closed {
+        opened: usize,
+    },
+    /// A JSON call's value begins (the run is now on it), at `from`.
+    Value {
+        from: usize,
+        fenced: bool,
+    },
+}
+
+/// What follows a pattern's opening part.
+enum Next {
+    Step(Step),
+    Done(usize),
+    Dead,
+}
+
+/// The step after a pattern's opening part, which ended at `end` (the unit
+/// before it was `before`): a token is done, a span looks for its end, a
+/// JSON pattern scans its value.
+fn opened(compiled: &Compiled, end: usize, before: Option<u16>) -> Next {
+    match compiled {
+        Compiled::Span { end: EndMatcher::Literal { .. }, .. } => Next::Step(Step::EndLiteral { matched: 0 }),
+        Compiled::Span { end: EndMatcher::Dfa(dfa), .. } => match DfaRun::new(dfa, before) {
+            Some(run) => Next::Step(Step::EndDfa(run)),
+            None => Next::Dead,
+        },
+        Compiled::Json { .. } => Next::Step(Step::Json(JsonScan::new())),
+        Compiled::Token(_) | Compiled::JsonCall { .. } => Next::Done(end),
+    }
+}
+
+/// Advances a run's automaton over the unit at `at`.
+fn advance_step(step: &mut Step, compiled: &Compiled, unit: u16, at: usize) -> Says {
+    let next = match (&mut *step, compiled) {
+        (
+            Step::Literal { matched },
+            Compiled::Token(Matcher::Literal(units))
+            | Compiled::Span { start: Matcher::Literal(units), .. }
+            | Compiled::Json { start: Matcher::Literal(units) },
+        ) => {
+            if units.get(*matched) != Some(&unit) {
+                return Says::Dead;
+            }
+            *matched += 1;
+            if *matched < units.len() {
+                return Says::Going;
+            }
+            match opened(compiled, at + 1, Some(unit)) {
+                Next::Step(next) => next,
+                Next::Done(end) => return Says::Done(end),
+                Next::Dead => return Says::Dead,
+            }
+        }
+        (Step::Dfa(run), Compiled::Token(Matcher::Dfa(dfa))) => {
+            return match run.push(dfa, unit, at) {
+                DfaSays::Going => Says::Going,
+                DfaSays::Over => Says::FallBack,
+                DfaSays::EndsAt(end) => Says::Done(end),
+            };
+        }
+        (
+            Step::Dfa(run),
+            Compiled::Span { start: Matcher::Dfa(dfa), .. } | Compiled::Json { start: Matcher::Dfa(dfa) },
+        ) => {
+            // (A DFA sees a match end one code point late, so the start may
+            // have ended before this unit: the rest reads on from there.)
+            return match run.push(dfa, unit, at) {
+                DfaSays::Going => Says::Going,
+                DfaSays::Over => Says::Opened(None),
+                DfaSays::EndsAt(end) => Says::Opened(Some(end)),
+            };
+        }
+        (
+            Step::EndLiteral { matched },
+            Compiled::Span { end: EndMatcher::Literal { units, fallback }, .. },
+        ) => {
+            let mut k = *matched;
+            while k > 0 && units[k] != unit {
+                k = fallback[k - 1];
+            }
+            if units[k] == unit {
+                k += 1;
+            }
+            if k == units.len() {
+                return Says::Done(at + 1);
+            }
+            *matched = k;
+            return Says::Going;
+        }
+        (Step::EndDfa(run), Compiled::Span { end: EndMatcher::Dfa(dfa), .. }) => {
+            return match run.push(dfa, unit, at) {
+                DfaSays::Going => Says::Going,
+                DfaSays::Over => Says::FallBack,
+                DfaSays::EndsAt(end) => Says::Done(end),
+            };
+        }
+        (Step::Json(scan), _) => {
+            let depth = scan.depth();
+            return match scan.step(unit) {
+                json::Step::Invalid => Says::Dead,
+                _ if scan.depth() < depth => Says::Closed { opened: 0 },
+                _ => Says::Going,
+            };
+        }
+        (Step::CallValue(value), _) => {
+            let depth = value.scan.depth();
+            if value.scan.step(unit) == json::Step::Invalid {
+                return Says::Dead;
+            }
+            if value.scan.depth() > depth {
+                value.opens.push(at);
+            } else if value.scan.depth() < depth {
+                return Says::Closed { opened: value.opens.pop().unwrap_or(at) };
+            }
+            return Says::Going;
+        }
+        (Step::Call(phase), _) => match advance_call(*phase, unit, at) {
+            CallNext::Phase(next) => {
+                *phase = next;
+                return Says::Going;
+            }
+            CallNext::Value { scan, from, fenced } => {
+                // (A value that opened on this unit opened here.)
+                let opens = if scan.depth() > 0 { vec![at] } else { Vec::new() };
+                *step = Step::CallValue(Box::new(CallValue { scan, opens, ends: HashMap::new() }));
+                return Says::Value { from, fenced };
+            }
+            CallNext::Done(end) => return Says::Done(end),
+            CallNext::Dead => return Says::Dead,
+        },
+        _ => return Says::Dead,
+    };
+    *step = next;
+    Says::Going
+}
+
+/// What one unit makes of a JSON call outside its value.
+enum CallNext {
+    Phase(CallPhase),
+    /// The value begins at `from`; `scan` has read what of it the unit is.
+    Value {
+        scan: JsonScan,
+        from: usize,
+        fenced: bool,
+    },
+    Done(usize),
+    Dead,
+}
+
+/// Advances a JSON call outside its value over the unit at `at`.
+fn advance_call(phase: CallPhase, unit: u16, at: usize) -> CallNext {
+    const SPACE: u16 = b' ' as u16;
+    const TAB: u16 = b'\t' as u16;
+    const LF: u16 = b'\n' as u16;
+    const CR: u16 = b'\r' as u16;
+    const TICK: u16 = b'`' as u16;
+    let is = |c: u8| unit == u16::from(c) || unit == u16::from(c.to_ascii_uppercase());
+    let fence_opened = || CallNext::Value { scan: JsonScan::new(), from: at + 1, fenced: true };
+    CallNext::Phase(match phase {
+        // A call begins its line: an indented object is a value nested in
+        // something larger (a payload example, a config), which every
+        // reported bare call shows at the start of its line.
+        CallPhase::Indent => match unit {
+            TICK => CallPhase::Ticks(1),
+            _ if unit == u16::from(b'{') || unit == u16::from(b'[') => {
+                let mut scan = JsonScan::new();
+                if scan.step(unit) != json::Step::More {
+                    return CallNext::Dead;
+                }
+                return CallNext::Value { scan, from: at, fenced: false };
+            }
+            _ => return CallNext::Dead,
+        },
+        CallPhase::Ticks(n) if n < 3 => match unit {
+            TICK => CallPhase::Ticks(n + 1),
+            _ => return CallNext::Dead,
+        },
+        CallPhase::Ticks(_) => match unit {
+            SPACE | TAB | CR => CallPhase::FenceLine,
+            LF => return fence_opened(),
+            _ if is(b'j') => CallPhase::Language(1),
+            _ => return CallNext::Dead,
+        },
+        CallPhase::Language(n) if n < 4 => {
+            if !is(b"json"[usize::from(n)]) {
+                return CallNext::Dead;
+            }
+            CallPhase::Language(n + 1)
+        }
+        CallPhase::Language(_) | CallPhase::FenceLine => match unit {
+            SPACE | TAB | CR => CallPhase::FenceLine,
+            LF => return fence_opened(),
+            _ => return CallNext::Dead,
+        },
+        CallPhase::Closing(n) => match unit {
+            SPACE | TAB | CR | LF if n == 0 => CallPhase::Closing(0),
+            TICK if n == 2 => CallPhase::Trailing { end: at + 1 },
+            TICK => CallPhase::Closing(n + 1),
+            _ => return CallNext::Dead,
+        },
+        CallPhase::Trailing { end } => match unit {
+            SPACE | TAB => CallPhase::Trailing { end },
+            // The line ends: the call stood on its own.
+            LF | CR => return CallNext::Done(end),
+            // Another call follows on the same line.
+            _ if unit == u16::from(b'{') || unit == u16::from(b'[') => return CallNext::Done(end),
+            _ => return CallNext::Dead,
+        },
+    })
+}
+
+/// One possible match, in the order of matches.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    start: usize,
+    pattern: usize,
+    state: SlotState,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SlotState {
+    /// Its thread is on a run.
+    Running,
+    /// Complete, ending at `end`; stripped once it comes first.
+    Done { end: usize },
+    /// No match: dropped once it comes first, or with others when they are
+    /// many.
+    Gone,
+    /// At the flush: a match the end left unclosed, and whether it may be
+    /// dropped as a call (any open span; a JSON call cut off inside its
+    /// value only when what came of the value already shows a call, since
+    /// a JSON answer cut off by a token limit is the answer's own text).
+    Unclosed { is_call: bool },
 }
 
 /// Above this capacity, the buffer is given back once it is small again.
 const KEEP_CAPACITY: usize = 4096;
 
+/// How many empty queues of ended runs are kept, and how large a queue may
+/// be to be kept.
+const SPARE_QUEUES: usize = 64;
+const SPARE_CAPACITY: usize = 64;
+
+/// Gone slots are dropped from among the others once there are this many,
+/// and as many as the others.
+const GONE_TO_DROP: usize = 256;
+
 /// The general engine's state. Positions are counted in units from the
 /// start of the stream.
+///
+/// Every possible match is a *thread* with a *slot* in `slots`: the slots
+/// are in order of (start, pattern), because a thread begins at the unit
+/// it starts at and the patterns are tried in order, so no slot is ever
+/// inserted. The first slot decides: once complete, its match is the
+/// leftmost one and is stripped, with every slot that began inside it;
+/// while it runs, everything from its start on is held. A complete match
+/// behind a running one waits in its slot and costs nothing per unit.
+///
+/// The threads' automata are *runs*, each carrying the threads that stand
+/// in one state, so a unit steps each run once. How many runs there are at
+/// once is bounded by the registry, not the text: per pattern, one for each
+/// state of its automaton (a literal start's, a DFA's, a span end's) and,
+/// for JSON, one for the values read outside strings and one for those read
+/// inside them, since a value that begins inside another joins its run
+/// (whether a scan is inside a string is the same for two scans, or the
+/// opposite, for as long as both live).
 #[derive(Debug, Default)]
 pub(crate) struct Threads {
     /// The units read from `base` on. Those before `decided` are released
@@ -738,13 +1144,34 @@ pub(crate) struct Threads {
     held: Vec<u16>,
     base: usize,
     decided: usize,
-    /// In order of (start, pattern); each starts at or after `decided`.
-    threads: Vec<Thread>,
+    /// Every possible match not yet stripped or dropped, in order; each
+    /// starts at or after `decided`. `slots[i]` is slot `first_slot + i`.
+    slots: VecDeque<Slot>,
+    first_slot: usize,
+    /// How many slots are gone but still in `slots`.
+    gone: usize,
+    /// The automata in progress, in no order; every running slot is on
+    /// exactly one.
+    runs: Vec<Run>,
+    /// Scratch for `gather`, kept for its allocations: by pattern, and by
+    /// run.
+    last_of: Vec<usize>,
+    previous_of: Vec<usize>,
+    /// Empty queues of ended runs, for runs that come to carry more than
+    /// one thread.
+    spare_members: Vec<VecDeque<Member>>,
     /// The unit before the next one, in the text as given.
     previous: Option<u16>,
     /// Where a JSON call may begin although no line does: right after
     /// another call on the same line (`{…} {…}`).
     call_may_begin_at: Option<usize>,
+    /// Whether an unclosed span is dropped at the end (the options'
+    /// policy): then JSON calls note whether their values show a call.
+    drop_unclosed: bool,
+    /// Units read, runs stepped and compared, threads moved and settled
+    /// (tests only).
+    #[cfg(test)]
+    pub(crate) work: u64,
 }
 
 impl Threads {
@@ -754,11 +1181,11 @@ impl Threads {
     }
 
     pub(crate) fn is_span_open(&self) -> bool {
-        self.threads.iter().any(Thread::is_open)
+        self.runs.iter().any(|run| run.step.is_open())
     }
 
     pub(crate) fn is_idle(&self) -> bool {
-        self.threads.is_empty() && self.held().is_empty()
+        self.runs.is_empty() && self.slots.is_empty() && self.held().is_empty()
     }
 
     /// How many units at the start of `rest` (what is left of the chunk,
@@ -795,12 +1222,14 @@ impl Threads {
         chunk: &[u16],
         out: &mut Vec<u16>,
     ) {
+        self.drop_unclosed = options.open_span_at_end == OpenSpanPolicy::Drop;
         let mut read = 0;
         while read < chunk.len() {
-            if self.threads.is_empty() {
+            if self.slots.is_empty() {
                 // Nothing is under way: release everything up to the next
                 // unit that may begin a match, without looking further.
                 let skip = self.next_begin(general, &chunk[read..]);
+                count_work!(self.work, skip + 1);
                 if skip > 0 {
                     let to = self.base + self.held.len();
                     self.release_to(to, out);
@@ -816,10 +1245,11 @@ impl Threads {
             self.push(general, log, chunk[read], out);
             read += 1;
         }
-        let hold = self.threads.first().map_or(self.base + self.held.len(), |thread| thread.start);
+        let end = self.base + self.held.len();
+        let hold = self.first().map_or(end, |slot| slot.start);
         self.release_to(hold, out);
-        if let (Some(most), Some(first)) = (options.max_held, self.threads.first()) {
-            if self.base + self.held.len() - first.start > most.get() {
+        if let Some(most) = options.max_held {
+            if end - hold > most.get() {
                 self.settle(options, log, StripReason::MaxHeld, out);
             }
         }
@@ -837,75 +1267,80 @@ impl Threads {
         out: &mut Vec<u16>,
     ) {
         let end = self.base + self.held.len();
-        for thread in &mut self.threads {
-            let step = std::mem::replace(&mut thread.step, Step::Done { end });
-            let compiled = &general.patterns[thread.pattern];
-            thread.step = match (step, compiled) {
-                (Step::Dfa(mut run), Compiled::Token(Matcher::Dfa(dfa))) => match run.finish(dfa, end) {
-                    Some(end) => Step::Done { end },
-                    None => Step::Over,
-                },
-                // A start that the end completes opens a span that nothing
-                // can close.
-                (
-                    Step::Dfa(mut run),
-                    Compiled::Span { start: Matcher::Dfa(dfa), .. }
-                    | Compiled::Json { start: Matcher::Dfa(dfa) },
-                ) => match run.finish(dfa, end) {
-                    Some(at) => opened(compiled, at, None),
-                    None => Step::Over,
-                },
-                (Step::EndDfa(mut run), Compiled::Span { end: EndMatcher::Dfa(dfa), .. }) => {
-                    match run.finish(dfa, end) {
-                        Some(end) => Step::Done { end },
-                        None => Step::EndDfa(run),
-                    }
-                }
-                (Step::Call(Call { phase: CallPhase::Trailing { end }, .. }), _) => Step::Done { end },
-                (
-                    step @ Step::Call(Call { phase: CallPhase::Value { .. } | CallPhase::Closing(_), .. }),
-                    _,
-                ) => step,
-                (
-                    step @ (Step::Done { .. } | Step::EndLiteral { .. } | Step::EndDfa(_) | Step::Json(_)),
-                    _,
-                ) => step,
-                // A partial literal, an unfinished call: text after all.
-                _ => Step::Over,
-            };
+        let runs = std::mem::take(&mut self.runs);
+        for run in runs {
+            self.finish(general, run, end);
         }
-        while let Some(first) = self.threads.first() {
-            let (pattern, start) = (first.pattern, first.start);
-            match first.step {
-                Step::Done { end } => self.strip(pattern, start, end, StripReason::Match, log, out),
-                _ if first.is_unclosed_at_end()
-                    && options.open_span_at_end == OpenSpanPolicy::Drop
-                    && self.unclosed_is_call(general, first) =>
-                {
+        while let Some(&Slot { start, pattern, state }) = self.first() {
+            count_work!(self.work, 1);
+            match state {
+                SlotState::Done { end } => self.strip(pattern, start, end, StripReason::Match, log, out),
+                SlotState::Unclosed { is_call: true } if options.open_span_at_end == OpenSpanPolicy::Drop => {
                     self.strip(pattern, start, end, StripReason::UnclosedAtEnd, log, out);
                 }
-                _ => {
-                    self.threads.remove(0);
-                }
+                _ => self.drop_first(),
             }
         }
-        let end = self.base + self.held.len();
         self.release_to(end, out);
         self.compact();
         self.previous = None;
     }
 
-    /// Whether an unclosed match may be dropped as a call: any open span,
-    /// but a JSON call cut off inside its value only when what came of the
-    /// value already shows a call (`json::shows_tool_call`). A JSON answer
-    /// cut off by a token limit is the answer's own text.
-    fn unclosed_is_call(&self, general: &General, thread: &Thread) -> bool {
-        match (&thread.step, &general.patterns[thread.pattern]) {
+    /// Settles the threads of one run at the end of the text, `end`: what
+    /// the end completes is done, what it leaves open is unclosed, the rest
+    /// is gone.
+    fn finish(&mut self, general: &General, mut run: Run, end: usize) {
+        count_work!(self.work, 1 + run.members.len());
+        let compiled = &general.patterns[run.pattern];
+        let unclosed = SlotState::Unclosed { is_call: true };
+        match (&mut run.step, compiled) {
+            (Step::Dfa(dfa_run), Compiled::Token(Matcher::Dfa(dfa)))
+            | (Step::EndDfa(dfa_run), Compiled::Span { end: EndMatcher::Dfa(dfa), .. }) => {
+                let says = dfa_run.finish(dfa, end);
+                // With no match, a token is text and a span's end unclosed.
+                let none = if matches!(compiled, Compiled::Span { .. }) { unclosed } else { SlotState::Gone };
+                for member in run.members.iter() {
+                    let state = match says {
+                        DfaSays::EndsAt(at) => SlotState::Done { end: at },
+                        _ => dfa_run.fallback(member).map_or(none, |at| SlotState::Done { end: at }),
+                    };
+                    self.set(member.slot, state);
+                }
+            }
+            // A start that the end completes opens a span that nothing can
+            // close.
             (
-                Step::Call(Call { phase: CallPhase::Value { .. }, value_from }),
-                Compiled::JsonCall { tool_names },
-            ) => json::shows_tool_call(&self.held[value_from - self.base..], tool_names.as_deref()),
-            _ => true,
+                Step::Dfa(dfa_run),
+                Compiled::Span { start: Matcher::Dfa(dfa), .. } | Compiled::Json { start: Matcher::Dfa(dfa) },
+            ) => {
+                let says = dfa_run.finish(dfa, end);
+                for member in run.members.iter() {
+                    let opening = match says {
+                        DfaSays::EndsAt(at) => Some(at),
+                        _ => dfa_run.fallback(member),
+                    };
+                    let state = match opening.map(|at| opened(compiled, at, None)) {
+                        Some(Next::Step(_)) => unclosed,
+                        Some(Next::Done(at)) => SlotState::Done { end: at },
+                        Some(Next::Dead) | None => SlotState::Gone,
+                    };
+                    self.set(member.slot, state);
+                }
+            }
+            (Step::Call(CallPhase::Trailing { end }), _) => {
+                let end = *end;
+                self.settle_all(&run, SlotState::Done { end });
+            }
+            (Step::Call(CallPhase::Closing(_)), _) | (Step::EndLiteral { .. } | Step::Json(_), _) => {
+                self.settle_all(&run, unclosed);
+            }
+            (Step::CallValue(_), _) => {
+                for member in run.members.iter() {
+                    self.set(member.slot, SlotState::Unclosed { is_call: member.shows_call });
+                }
+            }
+            // A partial literal, an unfinished call: text after all.
+            _ => self.settle_all(&run, SlotState::Gone),
         }
     }
 
@@ -919,17 +1354,24 @@ impl Threads {
         }
     }
 
-    /// Settles the first thread's match as the flush would, and carries on
-    /// with nothing held.
+    /// Settles the first match as the flush would, and carries on with
+    /// nothing held.
     fn settle(&mut self, options: Options, log: &mut StripLog, reason: StripReason, out: &mut Vec<u16>) {
         let end = self.base + self.held.len();
-        if let Some(first) = self.threads.first() {
-            if first.is_open() && options.open_span_at_end == OpenSpanPolicy::Drop {
-                let (pattern, start) = (first.pattern, first.start);
+        if let Some(&Slot { start, pattern, .. }) = self.first() {
+            // The first slot is the first thread of the run it is on.
+            let first = self.first_slot;
+            let open = self.runs.iter().any(|run| {
+                run.step.is_open() && run.members.front().is_some_and(|member| member.slot == first)
+            });
+            if open && options.open_span_at_end == OpenSpanPolicy::Drop {
                 self.strip(pattern, start, end, reason, log, out);
             }
         }
-        self.threads.clear();
+        self.runs.clear();
+        self.first_slot += self.slots.len();
+        self.slots.clear();
+        self.gone = 0;
         self.release_to(end, out);
     }
 
@@ -937,6 +1379,42 @@ impl Threads {
     fn release_to(&mut self, to: usize, out: &mut Vec<u16>) {
         out.extend_from_slice(&self.held[self.decided - self.base..to - self.base]);
         self.decided = to;
+    }
+
+    /// The first slot that is not gone, dropping the gone ones before it.
+    fn first(&mut self) -> Option<&Slot> {
+        while self.slots.front().is_some_and(|slot| slot.state == SlotState::Gone) {
+            self.drop_first();
+        }
+        self.slots.front()
+    }
+
+    /// Drops the first slot (whose thread, if it has one, is dropped by the
+    /// caller).
+    fn drop_first(&mut self) {
+        if let Some(slot) = self.slots.pop_front() {
+            self.first_slot += 1;
+            if slot.state == SlotState::Gone {
+                self.gone -= 1;
+            }
+        }
+    }
+
+    /// Sets the state of slot `slot`.
+    fn set(&mut self, slot: usize, state: SlotState) {
+        let slot = &mut self.slots[slot - self.first_slot];
+        if state == SlotState::Gone && slot.state != SlotState::Gone {
+            self.gone += 1;
+        }
+        slot.state = state;
+    }
+
+    /// Sets the state of every thread on `run`.
+    fn settle_all(&mut self, run: &Run, state: SlotState) {
+        count_work!(self.work, run.members.len());
+        for member in run.members.iter() {
+            self.set(member.slot, state);
+        }
     }
 
     /// Strips `[start, end)` for `pattern`, releasing the text before it,
@@ -954,25 +1432,62 @@ impl Threads {
         log.record(&[&self.held[start - self.base..end - self.base]], reason, pattern);
         log.cut_at(out.len());
         self.decided = end;
-        let inside = self.threads.iter().take_while(|thread| thread.start < end).count();
-        self.threads.drain(..inside);
+        while self.slots.front().is_some_and(|slot| slot.start < end) {
+            count_work!(self.work, 1);
+            self.drop_first();
+        }
+        // The threads of the dropped slots are the first of their runs.
+        let first = self.first_slot;
+        count_work!(self.work, self.runs.len());
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.retain_mut(|run| {
+            while run.members.front().is_some_and(|member| member.slot < first) {
+                run.members.pop_front();
+            }
+            !run.members.is_empty() || self.end(run)
+        });
+        self.runs = runs;
     }
 
-    /// Reads one unit: advances every thread, begins new ones, merges
-    /// threads with the same future, and strips what is complete.
+    /// Drops the gone slots from among the others, numbering the rest anew.
+    fn drop_gone(&mut self) {
+        count_work!(self.work, self.slots.len());
+        let mut renumbered = Vec::with_capacity(self.slots.len());
+        let mut next = self.first_slot;
+        for slot in &self.slots {
+            renumbered.push(next);
+            if slot.state != SlotState::Gone {
+                next += 1;
+            }
+        }
+        self.slots.retain(|slot| slot.state != SlotState::Gone);
+        self.gone = 0;
+        let first = self.first_slot;
+        for run in &mut self.runs {
+            count_work!(self.work, run.members.len());
+            for member in run.members.iter_mut() {
+                member.slot = renumbered[member.slot - first];
+            }
+        }
+    }
+
+    /// Reads one unit: advances every run, begins new threads, gathers the
+    /// runs that have one future, and strips what is complete.
     fn push(&mut self, general: &General, log: &mut StripLog, unit: u16, out: &mut Vec<u16>) {
         let at = self.base + self.held.len();
         self.held.push(unit);
         let previous = self.previous;
-        // Advance every thread, keeping the live ones in order.
-        let mut kept = 0;
-        for index in 0..self.threads.len() {
-            if let Advance::Alive = self.advance(general, index, unit, at) {
-                self.threads.swap(kept, index);
-                kept += 1;
-            }
+        // (Runs that a run gives rise to, a call's after its value, go to
+        // `self.runs` meanwhile, and are not stepped again over this unit.)
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.retain_mut(|run| self.advance(general, run, unit, at));
+        runs.append(&mut self.runs);
+        self.runs = runs;
+        // The threads that ended as the newest leave no gone slots.
+        while self.slots.back().is_some_and(|slot| slot.state == SlotState::Gone) {
+            self.slots.pop_back();
+            self.gone -= 1;
         }
-        self.threads.truncate(kept);
         let in_pair = previous.is_some_and(is_high) && is_low(unit);
         if general.may_begin(unit, previous) || self.call_may_begin_at == Some(at) {
             // An ASCII unit looks only at the patterns that can begin with
@@ -1000,295 +1515,470 @@ impl Threads {
                         if (at_line_start(previous) || self.call_may_begin_at == Some(at))
                             && CALL_BEGINS.contains(&unit) =>
                     {
-                        Step::Call(Call { phase: CallPhase::Indent, value_from: at })
+                        Step::Call(CallPhase::Indent)
                     }
                     Compiled::JsonCall { .. } => continue,
                 };
-                self.threads.push(Thread { pattern, start: at, step });
-                let last = self.threads.len() - 1;
-                if let Advance::Dead = self.advance(general, last, unit, at) {
-                    self.threads.pop();
+                let slot = self.first_slot + self.slots.len();
+                self.slots.push_back(Slot { start: at, pattern, state: SlotState::Running });
+                let mut run = Run { pattern, step, members: Members::One(Member::new(slot, at)) };
+                if self.advance(general, &mut run, unit, at) {
+                    self.runs.push(run);
+                }
+                // A thread that ends on its first unit without a match
+                // leaves no slot.
+                if self.slots.back().is_some_and(|slot| slot.state == SlotState::Gone) {
+                    self.slots.pop_back();
+                    self.gone -= 1;
                 }
             }
         }
         self.previous = Some(unit);
-        self.merge();
-        while let Some((pattern, start, end)) = self.threads.first().and_then(|thread| match thread.step {
-            Step::Done { end } => Some((thread.pattern, thread.start, end)),
-            _ => None,
-        }) {
+        self.gather(at);
+        while let Some(&Slot { start, pattern, state: SlotState::Done { end } }) = self.first() {
             self.strip(pattern, start, end, StripReason::Match, log, out);
         }
-        if self.threads.is_empty() {
+        if self.first().is_none() {
             let to = self.base + self.held.len();
             self.release_to(to, out);
         }
+        if self.gone >= GONE_TO_DROP && 2 * self.gone >= self.slots.len() {
+            self.drop_gone();
+        }
     }
 
-    /// Drops every thread that has the same future as an earlier one.
-    fn merge(&mut self) {
-        if self.threads.len() < 2 {
-            return;
-        }
-        let mut index = 1;
-        while index < self.threads.len() {
-            let (earlier, rest) = self.threads.split_at(index);
-            if earlier.iter().any(|thread| thread.same_future(&rest[0])) {
-                self.threads.remove(index);
-            } else {
+    /// Moves the threads of runs that have one future onto one run: runs
+    /// of one pattern in the same state, and a JSON run whose value began
+    /// inside another's and reads on as it does.
+    fn gather(&mut self, at: usize) {
+        // Only runs of one pattern can join: each run is compared with the
+        // earlier runs of its pattern, found through `last_of` (the latest
+        // run seen of each pattern) and `previous_of` (for each run, the run
+        // of its pattern before it).
+        let mut last_of = std::mem::take(&mut self.last_of);
+        let mut previous_of = std::mem::take(&mut self.previous_of);
+        previous_of.clear();
+        let mut index = 0;
+        while index < self.runs.len() {
+            count_work!(self.work, 1);
+            let pattern = self.runs[index].pattern;
+            if last_of.len() <= pattern {
+                last_of.resize(pattern + 1, usize::MAX);
+            }
+            let mut joined = false;
+            let mut earlier = last_of[pattern];
+            while earlier != usize::MAX {
+                count_work!(self.work, 1);
+                let (a, b) = (&self.runs[earlier], &self.runs[index]);
+                // (into, from): the run that carries on, and the one whose
+                // threads move onto it.
+                let pair = if a.step.same_future(&b.step) {
+                    // The fewer threads move.
+                    if a.members.len() >= b.members.len() {
+                        Some((earlier, index))
+                    } else {
+                        Some((index, earlier))
+                    }
+                } else {
+                    match (a.step.scan(), b.step.scan()) {
+                        (Some(outer), Some(inner)) if inner.nests_in(outer) => Some((earlier, index)),
+                        (Some(inner), Some(outer)) if inner.nests_in(outer) => Some((index, earlier)),
+                        _ => None,
+                    }
+                };
+                if let Some((into, from)) = pair {
+                    if self.join(into, from, at) {
+                        // The run that carries on takes the earlier place;
+                        // the last run, not yet seen, takes this one.
+                        if into == index {
+                            self.runs.swap(earlier, index);
+                        }
+                        let mut absorbed = self.runs.swap_remove(index);
+                        self.end(&mut absorbed);
+                        joined = true;
+                        break;
+                    }
+                }
+                earlier = previous_of[earlier];
+            }
+            if !joined {
+                previous_of.push(last_of[pattern]);
+                last_of[pattern] = index;
                 index += 1;
             }
         }
+        for run in &self.runs {
+            last_of[run.pattern] = usize::MAX;
+        }
+        self.last_of = last_of;
+        self.previous_of = previous_of;
     }
 
-    /// Advances thread `index` over the unit at `at`.
-    fn advance(&mut self, general: &General, index: usize, unit: u16, at: usize) -> Advance {
-        let thread = &mut self.threads[index];
-        let compiled = &general.patterns[thread.pattern];
-        if let (Step::Call(Call { phase: CallPhase::Trailing { .. }, .. }), b'{' | b'[') =
-            (&thread.step, unit.min(0xFF) as u8)
-        {
+    /// Moves the threads of run `from` onto run `into`, in order, after
+    /// unit `at`: a thread from a DFA run keeps the match it falls back on
+    /// there, one from a JSON run counts its base in `into`'s containers.
+    /// Says whether they moved: not if JSON threads would then be out of
+    /// order by base.
+    fn join(&mut self, into: usize, from: usize, at: usize) -> bool {
+        let offset = match (self.runs[into].step.scan(), self.runs[from].step.scan()) {
+            (Some(outer), Some(inner)) => outer.depth() - inner.depth(),
+            _ => 0,
+        };
+        // (A run that does not move after all keeps its threads, and loses
+        // only ends, which are there to be skipped.)
+        let ends = match &mut self.runs[from].step {
+            Step::CallValue(value) => std::mem::take(&mut value.ends),
+            _ => HashMap::new(),
+        };
+        if let Step::CallValue(value) = &mut self.runs[into].step {
+            count_work!(self.work, ends.len());
+            value.ends.extend(ends);
+        }
+        let json = self.runs[into].step.scan().is_some();
+        let mut staying = self.queue_of(into);
+        let moving = &self.runs[from];
+        let carried = |member: &Member| {
+            let mut member = *member;
+            if let Step::Dfa(run) | Step::EndDfa(run) = &moving.step {
+                member.pending = run.fallback(&member);
+                member.since = at + 1;
+            }
+            member.base += offset;
+            member
+        };
+        count_work!(self.work, moving.members.len());
+        let (Some(first), Some(last)) =
+            (moving.members.front().map(carried), moving.members.back().map(carried))
+        else {
+            self.runs[into].members = Members::Many(staying);
+            return true;
+        };
+        let joined =
+            if staying.back().is_none_or(|back| back.slot < first.slot && (!json || back.base <= first.base))
+            {
+                staying.extend(moving.members.iter().map(carried));
+                true
+            } else if staying
+                .front()
+                .is_some_and(|front| last.slot < front.slot && (!json || last.base <= front.base))
+            {
+                for member in moving.members.iter().rev() {
+                    staying.push_front(carried(member));
+                }
+                true
+            } else {
+                // Interleaved: merged in full.
+                count_work!(self.work, staying.len());
+                let mut merged = VecDeque::with_capacity(staying.len() + moving.members.len());
+                let mut moved = moving.members.iter().map(carried).peekable();
+                let mut stayed = staying.iter().copied().peekable();
+                let mut in_order = true;
+                loop {
+                    let next = match (stayed.peek(), moved.peek()) {
+                        (Some(a), Some(b)) if a.slot < b.slot => stayed.next(),
+                        (Some(_), Some(_)) | (None, Some(_)) => moved.next(),
+                        (Some(_), None) => stayed.next(),
+                        (None, None) => break,
+                    };
+                    let Some(next) = next else { break };
+                    if json && merged.back().is_some_and(|back: &Member| back.base > next.base) {
+                        in_order = false;
+                        break;
+                    }
+                    merged.push_back(next);
+                }
+                if in_order {
+                    staying = merged;
+                }
+                in_order
+            };
+        self.runs[into].members = Members::Many(staying);
+        joined
+    }
+
+    /// Advances `run` over the unit at `at`, settling the threads it
+    /// decides; says whether it goes on (if not, its threads are settled
+    /// and gone from it).
+    fn advance(&mut self, general: &General, run: &mut Run, unit: u16, at: usize) -> bool {
+        count_work!(self.work, 1);
+        let compiled = &general.patterns[run.pattern];
+        if let (Step::Call(CallPhase::Trailing { .. }), b'{' | b'[') = (&run.step, unit.min(0xFF) as u8) {
             self.call_may_begin_at = Some(at);
         }
-        let next = match (&mut thread.step, compiled) {
-            (Step::Done { .. }, _) => return Advance::Alive,
-            (Step::Over, _) => return Advance::Dead,
-            (
-                Step::Literal { matched },
-                Compiled::Token(Matcher::Literal(units))
-                | Compiled::Span { start: Matcher::Literal(units), .. }
-                | Compiled::Json { start: Matcher::Literal(units) },
-            ) => {
-                if units.get(*matched) != Some(&unit) {
-                    return Advance::Dead;
-                }
-                *matched += 1;
-                if *matched < units.len() {
-                    return Advance::Alive;
-                }
-                opened(compiled, at + 1, Some(unit))
+        match advance_step(&mut run.step, compiled, unit, at) {
+            Says::Going => true,
+            Says::Done(end) => {
+                self.settle_all(run, SlotState::Done { end });
+                self.end(run)
             }
-            (
-                Step::Dfa(run),
-                Compiled::Token(Matcher::Dfa(dfa))
-                | Compiled::Span { start: Matcher::Dfa(dfa), .. }
-                | Compiled::Json { start: Matcher::Dfa(dfa) },
-            ) => {
-                match run.push(dfa, unit, at) {
-                    RunSays::Going => return Advance::Alive,
-                    RunSays::Dead => return Advance::Dead,
-                    RunSays::Matched(end) => {
-                        // The match of the opening part may end before this
-                        // unit (a DFA sees a match end one code point late):
-                        // the next part reads from there.
-                        // The opening part is at least one unit long and began
-                        // at or after `base`, so the unit before `end` is held.
-                        let before = Some(self.held[end - 1 - self.base]);
-                        let mut step = opened(compiled, end, before);
-                        for at in end..self.base + self.held.len() {
-                            if let Step::Done { .. } | Step::Over = step {
-                                break;
-                            }
-                            let unit = self.held[at - self.base];
-                            match advance_open(&mut step, compiled, &self.held, self.base, unit, at) {
-                                Advance::Alive => {}
-                                Advance::Dead => return Advance::Dead,
-                            }
-                        }
-                        if let Step::Over = step {
-                            return Advance::Dead;
-                        }
-                        step
+            Says::Dead => {
+                self.settle_all(run, SlotState::Gone);
+                self.end(run)
+            }
+            Says::FallBack => {
+                count_work!(self.work, run.members.len());
+                if let Step::Dfa(dfa_run) | Step::EndDfa(dfa_run) = &run.step {
+                    for member in run.members.iter() {
+                        let state = match dfa_run.fallback(member) {
+                            Some(end) => SlotState::Done { end },
+                            None => SlotState::Gone,
+                        };
+                        self.set(member.slot, state);
                     }
                 }
+                self.end(run)
             }
-            (step, _) => {
-                let base = self.base;
-                return advance_open(step, compiled, &self.held, base, unit, at);
+            Says::Opened(end) => {
+                self.open_from(general, run, end);
+                self.end(run)
             }
+            Says::Closed { opened } => {
+                let depth = run.step.scan().map_or(0, JsonScan::depth);
+                let tool_names = match compiled {
+                    Compiled::JsonCall { tool_names } => tool_names.as_deref(),
+                    _ => None,
+                };
+                if let Step::CallValue(value) = &mut run.step {
+                    // Containers this deep below the first call's value are
+                    // what the shape checks skip.
+                    let first_base = run.members.front().map_or(0, |member| member.base);
+                    if depth > first_base + json::OUTLINE_DEPTH {
+                        value.ends.insert(opened, at + 1);
+                    }
+                    if self.drop_unclosed && unit == u16::from(b'}') {
+                        self.object_closed(value, &mut run.members, tool_names, opened, depth, at);
+                    }
+                }
+                while run.members.back().is_some_and(|member| member.base == depth) {
+                    let Some(member) = run.members.pop_back() else { break };
+                    let value = match &run.step {
+                        Step::CallValue(value) => Some(&**value),
+                        _ => None,
+                    };
+                    self.value_done(value, run.pattern, tool_names, member, at);
+                }
+                !run.members.is_empty() || self.end(run)
+            }
+            Says::Value { from, fenced } => {
+                for member in run.members.iter_mut() {
+                    member.value_from = from;
+                    member.fenced = fenced;
+                }
+                true
+            }
+        }
+    }
+
+    /// A run that has settled its threads ends; its queue, if it has one,
+    /// is kept for another run. Says it does not go on.
+    fn end(&mut self, run: &mut Run) -> bool {
+        if let Members::Many(mut queue) = std::mem::take(&mut run.members) {
+            if self.spare_members.len() < SPARE_QUEUES && queue.capacity() <= SPARE_CAPACITY {
+                queue.clear();
+                self.spare_members.push(queue);
+            }
+        }
+        false
+    }
+
+    /// The threads of run `index` in a queue (a spare one, if they were
+    /// not in one), taken from the run.
+    fn queue_of(&mut self, index: usize) -> VecDeque<Member> {
+        match std::mem::take(&mut self.runs[index].members) {
+            Members::Many(queue) => queue,
+            members => {
+                let mut queue = self.spare_members.pop().unwrap_or_default();
+                queue.extend(members.iter().copied());
+                queue
+            }
+        }
+    }
+
+    /// The value of `member`, a thread on a JSON run, closed at `at`: a
+    /// JSON pattern's match is done (`value` is `None`); a bare call goes on
+    /// to what must follow it if the value is a call.
+    fn value_done(
+        &mut self,
+        value: Option<&CallValue>,
+        pattern: usize,
+        tool_names: Option<&[String]>,
+        member: Member,
+        at: usize,
+    ) {
+        count_work!(self.work, 1);
+        let Some(value) = value else {
+            return self.set(member.slot, SlotState::Done { end: at + 1 });
         };
-        self.threads[index].step = next;
-        Advance::Alive
+        if !self.is_call(value, tool_names, member.value_from, at) {
+            return self.set(member.slot, SlotState::Gone);
+        }
+        let phase = if member.fenced { CallPhase::Closing(0) } else { CallPhase::Trailing { end: at + 1 } };
+        self.runs.push(Run { pattern, step: Step::Call(phase), members: Members::One(member) });
     }
-}
 
-/// The step after a pattern's opening part, which ended at `end` (the unit
-/// before it was `before`): a token is done, a span looks for its end, a
-/// JSON pattern scans its value.
-fn opened(compiled: &Compiled, end: usize, before: Option<u16>) -> Step {
-    match compiled {
-        Compiled::Span { end: EndMatcher::Literal { .. }, .. } => Step::EndLiteral { matched: 0 },
-        Compiled::Span { end: EndMatcher::Dfa(dfa), .. } => match DfaRun::new(dfa, before) {
-            Some(run) => Step::EndDfa(run),
-            None => Step::Over,
-        },
-        Compiled::Json { .. } => Step::Json(JsonScan::new()),
-        Compiled::Token(_) | Compiled::JsonCall { .. } => Step::Done { end },
+    /// An object that began at `opened` closed at `at`, `depth` containers
+    /// deep in `value`: the calls whose values hold it at most two levels
+    /// down (the value itself, its members, theirs) show a call if it is
+    /// one, as `json::shows_tool_call` reads a prefix.
+    fn object_closed(
+        &mut self,
+        value: &CallValue,
+        members: &mut Members,
+        tool_names: Option<&[String]>,
+        opened: usize,
+        depth: usize,
+        at: usize,
+    ) {
+        // The bases run up to `depth` at most, in order.
+        let near = members.iter().rev().take_while(|member| member.base + 2 >= depth).count();
+        let unsure = members.iter().rev().take(near).any(|member| !member.shows_call);
+        if unsure && self.is_call(value, tool_names, opened, at) {
+            members.iter_mut().rev().take(near).for_each(|member| member.shows_call = true);
+        }
     }
-}
 
-/// Advances a step past its opening part over the unit at `at`; `held`
-/// starts at `base`.
-fn advance_open(
-    step: &mut Step,
-    compiled: &Compiled,
-    held: &[u16],
-    base: usize,
-    unit: u16,
-    at: usize,
-) -> Advance {
-    match (&mut *step, compiled) {
-        (Step::Done { .. }, _) => Advance::Alive,
-        (
-            Step::EndLiteral { matched },
-            Compiled::Span { end: EndMatcher::Literal { units, fallback }, .. },
-        ) => {
-            let mut k = *matched;
-            while k > 0 && units[k] != unit {
-                k = fallback[k - 1];
-            }
-            if units[k] == unit {
-                k += 1;
-            }
-            if k == units.len() {
-                *step = Step::Done { end: at + 1 };
-            } else {
-                *matched = k;
-            }
-            Advance::Alive
-        }
-        (Step::EndDfa(run), Compiled::Span { end: EndMatcher::Dfa(dfa), .. }) => {
-            match run.push(dfa, unit, at) {
-                RunSays::Going => Advance::Alive,
-                RunSays::Dead => Advance::Dead,
-                RunSays::Matched(end) => {
-                    *step = Step::Done { end };
-                    Advance::Alive
-                }
-            }
-        }
-        (Step::Json(scan), _) => match scan.step(unit) {
-            json::Step::More => Advance::Alive,
-            json::Step::Invalid => Advance::Dead,
-            json::Step::Done => {
-                *step = Step::Done { end: at + 1 };
-                Advance::Alive
-            }
-        },
-        (Step::Call(call), Compiled::JsonCall { tool_names }) => {
-            match advance_call(call, tool_names.as_deref(), held, base, unit, at) {
-                CallSays::Going => Advance::Alive,
-                CallSays::Dead => Advance::Dead,
-                CallSays::Done(end) => {
-                    *step = Step::Done { end };
-                    Advance::Alive
-                }
-            }
-        }
-        _ => Advance::Dead,
+    /// Whether the text from `from` to `at` (one container, whitespace
+    /// before it, that `value`'s scan accepted) is a tool call by its
+    /// shape, skipping the inner containers whose ends `value` knows.
+    fn is_call(&mut self, value: &CallValue, tool_names: Option<&[String]>, from: usize, at: usize) -> bool {
+        let text = &self.held[from - self.base..at + 1 - self.base];
+        let skipped = std::cell::Cell::new(0);
+        let ends = |offset: usize| {
+            let end = value.ends.get(&(from + offset)).map(|end| end - from);
+            skipped.set(skipped.get() + end.map_or(0, |end| end.saturating_sub(offset)));
+            end
+        };
+        let is_call = json::is_scanned_tool_call(text, tool_names, &ends);
+        // (What the check read, at most: the text less what it skipped.)
+        count_work!(self.work, text.len().saturating_sub(skipped.get()));
+        is_call
     }
-}
 
-enum CallSays {
-    Going,
-    Dead,
-    Done(usize),
-}
-
-/// Advances a JSON call over the unit at `at`.
-fn advance_call(
-    call: &mut Call,
-    tool_names: Option<&[String]>,
-    held: &[u16],
-    base: usize,
-    unit: u16,
-    at: usize,
-) -> CallSays {
-    const SPACE: u16 = b' ' as u16;
-    const TAB: u16 = b'\t' as u16;
-    const LF: u16 = b'\n' as u16;
-    const CR: u16 = b'\r' as u16;
-    const TICK: u16 = b'`' as u16;
-    let is = |c: u8| unit == u16::from(c) || unit == u16::from(c.to_ascii_uppercase());
-    call.phase = match std::mem::replace(&mut call.phase, CallPhase::Indent) {
-        // A call begins its line: an indented object is a value nested in
-        // something larger (a payload example, a config), which every
-        // reported bare call shows at the start of its line.
-        CallPhase::Indent => match unit {
-            TICK => CallPhase::Ticks(1),
-            _ if unit == u16::from(b'{') || unit == u16::from(b'[') => {
-                call.value_from = at;
-                let mut scan = JsonScan::new();
-                if scan.step(unit) != json::Step::More {
-                    return CallSays::Dead;
-                }
-                CallPhase::Value { scan, fenced: false }
+    /// The regular-expression start of `run`'s threads is over: each one
+    /// whose start matched (all at `end`, or each at the match it falls
+    /// back on) reads on from there, over the units already read.
+    fn open_from(&mut self, general: &General, run: &Run, end: Option<usize>) {
+        let Step::Dfa(dfa_run) = &run.step else { return self.settle_all(run, SlotState::Gone) };
+        // Threads whose starts end at one place have one future from there.
+        let mut by_end: Vec<(usize, Members)> = Vec::new();
+        for member in run.members.iter() {
+            match end.or_else(|| dfa_run.fallback(member)) {
+                None => self.set(member.slot, SlotState::Gone),
+                Some(end) => match by_end.iter_mut().find(|(at, _)| *at == end) {
+                    Some((_, members)) => members.push_back(Member { since: end, pending: None, ..*member }),
+                    None => by_end.push((end, Members::One(Member { since: end, pending: None, ..*member }))),
+                },
             }
-            _ => return CallSays::Dead,
-        },
-        CallPhase::Ticks(n) if n < 3 => match unit {
-            TICK => CallPhase::Ticks(n + 1),
-            _ => return CallSays::Dead,
-        },
-        CallPhase::Ticks(_) => match unit {
-            SPACE | TAB | CR => CallPhase::FenceLine,
-            LF => fence_opened(call, at),
-            _ if is(b'j') => CallPhase::Language(1),
-            _ => return CallSays::Dead,
-        },
-        CallPhase::Language(n) if n < 4 => {
-            if !is(b"json"[usize::from(n)]) {
-                return CallSays::Dead;
-            }
-            CallPhase::Language(n + 1)
         }
-        CallPhase::Language(_) | CallPhase::FenceLine => match unit {
-            SPACE | TAB | CR => CallPhase::FenceLine,
-            LF => fence_opened(call, at),
-            _ => return CallSays::Dead,
-        },
-        CallPhase::Value { mut scan, fenced } => match scan.step(unit) {
-            json::Step::More => CallPhase::Value { scan, fenced },
-            json::Step::Invalid => return CallSays::Dead,
-            json::Step::Done => {
-                let text = &held[call.value_from - base..at + 1 - base];
-                if !json::is_tool_call(text, tool_names) {
-                    return CallSays::Dead;
+        let compiled = &general.patterns[run.pattern];
+        for (end, members) in by_end {
+            // The start is at least one unit long and began at or after
+            // `base`, so the unit before `end` is held.
+            let before = Some(self.held[end - 1 - self.base]);
+            let step = match opened(compiled, end, before) {
+                Next::Step(step) => step,
+                Next::Done(end) => {
+                    members.iter().for_each(|member| self.set(member.slot, SlotState::Done { end }));
+                    continue;
                 }
-                if fenced {
-                    CallPhase::Closing(0)
-                } else {
-                    CallPhase::Trailing { end: at + 1 }
+                Next::Dead => {
+                    members.iter().for_each(|member| self.set(member.slot, SlotState::Gone));
+                    continue;
+                }
+            };
+            let mut rest = Run { pattern: run.pattern, step, members };
+            let mut going = true;
+            for at in end..self.base + self.held.len() {
+                going = self.advance(general, &mut rest, self.held[at - self.base], at);
+                if !going {
+                    break;
                 }
             }
-        },
-        CallPhase::Closing(n) => match unit {
-            SPACE | TAB | CR | LF if n == 0 => CallPhase::Closing(0),
-            TICK if n == 2 => CallPhase::Trailing { end: at + 1 },
-            TICK => CallPhase::Closing(n + 1),
-            _ => return CallSays::Dead,
-        },
-        CallPhase::Trailing { end } => match unit {
-            SPACE | TAB => CallPhase::Trailing { end },
-            // The line ends: the call stood on its own.
-            LF | CR => return CallSays::Done(end),
-            // Another call follows on the same line.
-            _ if unit == u16::from(b'{') || unit == u16::from(b'[') => return CallSays::Done(end),
-            _ => return CallSays::Dead,
-        },
-    };
-    CallSays::Going
-}
-
-fn fence_opened(call: &mut Call, at: usize) -> CallPhase {
-    call.value_from = at + 1;
-    CallPhase::Value { scan: JsonScan::new(), fenced: true }
+            if going {
+                self.runs.push(rest);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scaffolding::presets::{special_token_patterns, PRESETS};
+    use crate::scaffolding::{Registry, ScaffoldingFilter};
+    use std::sync::Arc;
+
+    /// One row: a registry, a text, what comes out and what is stripped
+    /// (span, pattern), fed whole and one unit at a time.
+    struct Case {
+        name: &'static str,
+        patterns: fn() -> Vec<Pattern>,
+        text: &'static str,
+        out: &'static str,
+        strips: &'static [(&'static str, usize)],
+    }
+
+    /// A thread with the same future as an earlier one of its pattern is
+    /// carried on the earlier one's run, not dropped: the earlier one may
+    /// lose to a match that ends before the later one begins, and then the
+    /// later one is the match.
+    const CASES: &[Case] = &[
+        Case {
+            name: "a shorter match at the earlier start ends before the later one",
+            patterns: || vec![Pattern::token_of(Part::regex("<a(?:<b)?")), Pattern::span("<", ">")],
+            text: "<a<c>",
+            out: "",
+            strips: &[("<a", 0), ("<c>", 1)],
+        },
+        Case {
+            name: "a match before the earlier start ends between the two",
+            patterns: || {
+                vec![
+                    Pattern::Json { start: Part::literal("#") },
+                    Pattern::token("x<"),
+                    Pattern::span("<", ">"),
+                ]
+            },
+            text: "#[\"x<<c>",
+            out: "#[\"",
+            strips: &[("x<", 1), ("<c>", 2)],
+        },
+        Case {
+            name: "special tokens: a Llama 3 span after a JSON call, behind an open Gemma span",
+            patterns: || special_token_patterns().into_iter().map(|pattern| pattern.to_pattern()).collect(),
+            text: "<|tool_call>x<|python_tag|>{\"a\":1}<|python_tag|>b<|python_tag|>c<|eot_id|>",
+            out: "<|tool_call>x",
+            strips: &[("<|python_tag|>{\"a\":1}", 3), ("<|python_tag|>b<|python_tag|>c<|eot_id|>", 4)],
+        },
+    ];
+
+    #[test]
+    fn a_thread_merged_into_an_earlier_one_keeps_its_place() {
+        for case in CASES {
+            let patterns = (case.patterns)();
+            let registry = Arc::new(Registry::new(patterns.clone()).unwrap());
+            assert!(!registry.is_literal(), "{}", case.name);
+            let units: Vec<u16> = case.text.encode_utf16().collect();
+            let whole = [units.clone()];
+            let one_by_one: Vec<Vec<u16>> = units.iter().map(|&unit| vec![unit]).collect();
+            for chunks in [&whole[..], &one_by_one[..]] {
+                let mut filter = ScaffoldingFilter::with_registry(Arc::clone(&registry));
+                let mut out = Vec::new();
+                for chunk in chunks {
+                    out.extend(filter.feed(chunk));
+                }
+                out.extend(filter.flush());
+                assert_eq!(String::from_utf16_lossy(&out), case.out, "{}", case.name);
+                let strips: Vec<(String, usize)> = filter
+                    .strips()
+                    .map(|strip| (String::from_utf16_lossy(strip.span), strip.pattern))
+                    .collect();
+                let expected: Vec<(String, usize)> =
+                    case.strips.iter().map(|&(span, pattern)| (span.to_string(), pattern)).collect();
+                assert_eq!(strips, expected, "{}", case.name);
+            }
+        }
+    }
 
     /// [`Follows`] may say no only where no pattern could begin, after any
     /// unit: checked for every ASCII first unit, every ASCII second and
