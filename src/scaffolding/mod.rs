@@ -59,12 +59,14 @@ macro_rules! count_work {
 
 mod calls;
 mod filter;
+mod general;
 mod json;
 mod one_pass;
 pub mod presets;
 mod regex;
 mod scan;
 pub mod registry;
+mod runs;
 mod threads;
 
 pub use calls::{ParsedCall, Tool, Tools, ToolsError};
