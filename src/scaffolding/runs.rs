@@ -191,6 +191,18 @@ impl Step {
         }
     }
 
+    /// Whether the threads on a run in this step end together: each where
+    /// the others do, or none. Not so on a DFA run whose threads have
+    /// matches to fall back on (each its own), nor for JSON calls, whose
+    /// values are checked each on its own text.
+    pub(super) fn ends_as_one(&self) -> bool {
+        match self {
+            Step::Dfa(run) | Step::EndDfa(run) => !run.pending,
+            Step::EndLiteral { .. } | Step::Json(_) => true,
+            Step::Literal { .. } | Step::Call(_) | Step::CallValue(_) => false,
+        }
+    }
+
     /// The scan of a JSON run.
     pub(super) fn scan(&self) -> Option<&JsonScan> {
         match self {

@@ -562,6 +562,7 @@ impl Threads {
                         }
                         let mut absorbed = self.runs.swap_remove(index);
                         self.end(&mut absorbed);
+                        self.keep_first_alone(earlier);
                         joined = true;
                         break;
                     }
@@ -579,6 +580,31 @@ impl Threads {
         }
         self.last_of = last_of;
         self.previous_of = previous_of;
+    }
+
+    /// When run `index` carries the first slot and its threads share one
+    /// future to the end (the same end, or none), drops the others: no
+    /// strip can end between the first slot and them, so the first one's
+    /// match, if it comes, is stripped before theirs and covers them (as
+    /// the flush covers them if it does not come). That keeps an open span
+    /// that opens again and again (a million unclosed openers) from
+    /// holding a thread per opener. Not so for a DFA's threads with matches
+    /// to fall back on, nor for JSON calls, whose shape check reads each
+    /// call's own text.
+    fn keep_first_alone(&mut self, index: usize) {
+        let first = self.first().is_some().then_some(self.first_slot);
+        let run = &self.runs[index];
+        if !run.step.ends_as_one() || run.members.len() < 2 || run.members.front().map(|m| m.slot) != first {
+            return;
+        }
+        let mut members = std::mem::take(&mut self.runs[index].members);
+        let Some(kept) = members.pop_front() else { return };
+        count_work!(self.work, members.len());
+        for member in members.iter() {
+            self.set(member.slot, SlotState::Gone);
+        }
+        self.recycle(members);
+        self.runs[index].members = Members::One(kept);
     }
 
     /// Moves the threads of run `from` onto run `into`, in order, after
@@ -739,13 +765,19 @@ impl Threads {
     /// A run that has settled its threads ends; its queue, if it has one,
     /// is kept for another run. Says it does not go on.
     fn end(&mut self, run: &mut Run) -> bool {
-        if let Members::Many(mut queue) = std::mem::take(&mut run.members) {
+        let members = std::mem::take(&mut run.members);
+        self.recycle(members);
+        false
+    }
+
+    /// Keeps the queue of `members`, if they had one, for another run.
+    fn recycle(&mut self, members: Members) {
+        if let Members::Many(mut queue) = members {
             if self.spare_members.len() < SPARE_QUEUES && queue.capacity() <= SPARE_CAPACITY {
                 queue.clear();
                 self.spare_members.push(queue);
             }
         }
-        false
     }
 
     /// The threads of run `index` in a queue (a spare one, if they were
