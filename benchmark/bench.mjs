@@ -156,6 +156,82 @@ const toolAwareShapeRows = () => Object.entries(TOOL_AWARE_SHAPES).map(([shape, 
   };
 });
 
+// Linear growth on the shapes of issue 28, which once made the general
+// engine's work grow with the square or the cube of the text: a span left
+// open while other patterns complete inside it, openers that keep threads
+// alive, closers a regular expression keeps extending, JSON calls nested
+// line by line. Each shape is repeated n times for the three registries
+// the issue names, at 1x, 4x and 16x, fed in 64-unit pieces; each row runs
+// the smaller text 5 times against the text 4 times as long once, so a
+// ratio of 1 or more means 4x the input took at most 5x the time.
+// src/scaffolding/growth.rs counts the work on the same shapes.
+const SHAPE_REGISTRIES = {
+  'special tokens + 1 tool': { patterns: addon.SCAFFOLD_SPECIAL_TOKENS, tools: ['get_weather'] },
+  'every preset': { patterns: Object.values(addon.SCAFFOLD_PRESETS).flat() },
+  'two spans + the second end': {
+    patterns: [{ start: '<a>', end: '</a>' }, { start: '<b>', end: '</b>' }, { token: '</b>' }],
+  },
+};
+// The reported shape: LFM2's span left open, a Hermes closer after it.
+const reported = (n) => '<|tool_call_start|></tool_call>'.repeat(n);
+// [shape, its text for n, n at 1x]; the unclosed openers reach a million
+// at 16x.
+const GROWTH_SHAPES = {
+  'special tokens + 1 tool': [
+    ['the reported shape', reported, 4000],
+    ["an opener and another span's closer", (n) => '<|tool_call_start|><|python_end|>'.repeat(n), 4000],
+    ["two spans' openers alternating", (n) => '<|tool_call_start|><|python_start|>'.repeat(n), 4000],
+    ['nested openers', (n) => '<|python_tag|>[TOOL_CALLS]['.repeat(n) + ']'.repeat(n), 4000],
+    ['call objects that never close', (n) => '{"name": "get_weather", "arguments": {"a": '.repeat(n), 2000],
+    ['a million unclosed openers', (n) => '<|tool_call>'.repeat(n), 62_500],
+  ],
+  'every preset': [
+    ['the reported shape', reported, 2000],
+    ["an opener and another span's closer", (n) => '<tool_call><|python_end|>'.repeat(n), 2000],
+    ["two spans' openers alternating", (n) => '<tool_call><|tool_call_start|>'.repeat(n), 2000],
+    ['nested openers', (n) => '<tool_call><|python_start|>'.repeat(n) + '</tool_call><|python_end|>'.repeat(n), 2000],
+    ['closers a regular expression keeps extending', (n) => '</｜DSML｜invoke> '.repeat(n), 2000],
+    ['JSON calls nested line by line, then closed', (n) => '[\n'.repeat(n) + ']\n'.repeat(n), 8000],
+    ['a million unclosed openers', (n) => '<tool_call>'.repeat(n), 62_500],
+  ],
+  'two spans + the second end': [
+    ['the reported shape', reported, 4000],
+    ["an opener and another span's closer", (n) => '<a></b>'.repeat(n), 8000],
+    ["two spans' openers alternating", (n) => '<a><b>'.repeat(n), 8000],
+    ['nested openers', (n) => '<a><b>'.repeat(n) + '</b></a>'.repeat(n), 8000],
+    ['a million unclosed openers', (n) => '<a>'.repeat(n), 62_500],
+  ],
+};
+const inPieces = (text) => Array.from({ length: Math.ceil(text.length / 64) }, (_, i) => text.slice(64 * i, 64 * i + 64));
+const shapeGrowthRows = () => Object.entries(GROWTH_SHAPES).flatMap(([registry, shapes]) => {
+  const options = { ...SHAPE_REGISTRIES[registry], patterns: new addon.ScaffoldRegistry(SHAPE_REGISTRIES[registry].patterns) };
+  const run = (pieces) => streamWith(addon.ScaffoldingFilter, pieces, options);
+  return shapes.flatMap(([shape, make, n]) => [[1, 4], [4, 16]].map(([from, to]) => {
+    // The texts run to millions of units: made when the row first runs,
+    // with what each side gave then, which it must give again.
+    let texts;
+    const made = () => {
+      if (texts === undefined) {
+        const [small, large] = [inPieces(make(n * from)), inPieces(make(n * to))];
+        texts = { small, large, expected: [run(small), run(large)] };
+      }
+      return texts;
+    };
+    const units = (scale) => (make(1).length * n * scale).toLocaleString('en-US');
+    return {
+      name: `filter growth, ${registry}, ${shape}: 5 × ${units(from)} against 1 × ${units(to)} units (${from}x, ${to}x; addon both sides)`,
+      target: 1,
+      baseline: () => {
+        let out;
+        for (let i = 0; i < 5; i++) out = run(made().small);
+        return out;
+      },
+      addon: () => run(made().large),
+      same: (a, b) => a === made().expected[0] && b === made().expected[1],
+    };
+  }));
+});
+
 const ANGLES = Array.from({ length: 25 * 1024 }, (_, i) => `ab${'cdefgh'[i % 6]}<`).join('');
 
 const filterWorkloads = [
@@ -386,7 +462,7 @@ function measure({ name, baseline: base, addon: ours, same }) {
 
 // The growth rows go last, so that their 800 KB inputs do not change the
 // heap the other rows run in.
-const workloads = [...filterWorkloads, ...toolAwareRows(), ...toolAwareShapeRows(), ...emptyLookupWorkloads, runWorkload, ...choiceWorkloads, ...growthRows()]
+const workloads = [...filterWorkloads, ...toolAwareRows(), ...toolAwareShapeRows(), ...emptyLookupWorkloads, runWorkload, ...choiceWorkloads, ...growthRows(), ...shapeGrowthRows()]
   .filter((w) => only.length === 0 || only.some((word) => w.name.includes(word)));
 
 const ms = (value) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));

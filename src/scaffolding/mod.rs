@@ -32,9 +32,20 @@
 //!   input, unit for unit.
 //! - **Linear time**: a feed costs time proportional to the chunk, where the
 //!   reference rescans everything it holds; inside an open span, a long JSON
-//!   value or a long regular-expression match too. An open span is held
-//!   whole, because the flush must return it, unless [`Options::max_held`]
-//!   bounds it.
+//!   value or a long regular-expression match too, and whatever completes
+//!   behind an open span. The general engine steps each of its runs once a
+//!   unit, and a registry bounds how many there are (see `threads`); the
+//!   tool stage pays its failed reads from a credit the text earns (see
+//!   `calls`). The tests count that work, not time (`growth.rs`): on the
+//!   shapes that once made it grow with the square or the cube of the text
+//!   (a span left open while other patterns complete inside it, openers
+//!   that keep threads alive, closers a regular expression keeps extending,
+//!   JSON calls nested line by line), for every family's special tokens
+//!   with a tool, every preset at once and two spans with a token that is
+//!   the second's end, 4 and 16 times the text must cost at most 5 and 20
+//!   times the work. `benchmark/bench.mjs` times the same shapes. An open
+//!   span is held whole, because the flush must return it, unless
+//!   [`Options::max_held`] bounds it.
 //!
 //! The patterns are data ([`Registry`], [`Pattern`]); the default registry
 //! is the reference's span and two tokens, and [`presets`] names the
@@ -59,12 +70,14 @@ macro_rules! count_work {
 
 mod calls;
 mod filter;
+mod general;
 mod json;
 mod one_pass;
 pub mod presets;
 mod regex;
 mod scan;
 pub mod registry;
+mod runs;
 mod threads;
 mod tool_names;
 

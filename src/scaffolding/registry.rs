@@ -29,7 +29,7 @@ use std::sync::{Arc, LazyLock};
 
 use super::regex::RegexSource;
 use super::scan::find_any;
-use super::threads::General;
+use super::general::General;
 
 /// The opening literal of the default span.
 pub const SPAN_START: &str = "<|tool_call_start|>";
