@@ -23,7 +23,9 @@
 //! whose automata stand in the same state have the same future, so one
 //! automaton, a *run*, carries them all; the later thread is carried, not
 //! dropped, because the earlier one may yet lose to a match that ends
-//! before the later one begins, and then the later one is the match. A JSON
+//! before the later one begins, and then the later one is the match (only
+//! behind the first thread, where nothing can come between, are the
+//! threads that would end with it dropped). A JSON
 //! value that begins inside another reads on as the outer one does, so it
 //! joins the outer value's run. A unit steps each run once, and the number
 //! of runs is bounded by the registry, not by the text; each thread is
