@@ -327,6 +327,14 @@ impl Members {
         }
     }
 
+    pub(super) fn push_front(&mut self, member: Member) {
+        match self {
+            Members::None => *self = Members::One(member),
+            Members::One(first) => *self = Members::Many(VecDeque::from([member, *first])),
+            Members::Many(queue) => queue.push_front(member),
+        }
+    }
+
     pub(super) fn push_back(&mut self, member: Member) {
         match self {
             Members::None => *self = Members::One(member),

@@ -23,7 +23,9 @@
 //! whose automata stand in the same state have the same future, so one
 //! automaton, a *run*, carries them all; the later thread is carried, not
 //! dropped, because the earlier one may yet lose to a match that ends
-//! before the later one begins, and then the later one is the match. A JSON
+//! before the later one begins, and then the later one is the match (only
+//! behind the first thread, where nothing can come between, are the
+//! threads that would end with it dropped). A JSON
 //! value that begins inside another reads on as the outer one does, so it
 //! joins the outer value's run. A unit steps each run once, and the number
 //! of runs is bounded by the registry, not by the text; each thread is
@@ -582,29 +584,35 @@ impl Threads {
         self.previous_of = previous_of;
     }
 
-    /// When run `index` carries the first slot and its threads share one
-    /// future to the end (the same end, or none), drops the others: no
-    /// strip can end between the first slot and them, so the first one's
-    /// match, if it comes, is stripped before theirs and covers them (as
-    /// the flush covers them if it does not come). That keeps an open span
+    /// When run `index` carries the first slot, drops the threads on it
+    /// that end with the first one (each where it does, or none): no strip
+    /// can end between the first slot and them, so the first one's match,
+    /// if it comes, is stripped before theirs and covers them (as the
+    /// flush covers them if it does not come). That keeps an open span
     /// that opens again and again (a million unclosed openers) from
-    /// holding a thread per opener. Not so for a DFA's threads with matches
-    /// to fall back on, nor for JSON calls, whose shape check reads each
-    /// call's own text.
+    /// holding a thread per opener. On a JSON run those are the threads
+    /// whose values began as deep as the first one's (a value nested in it
+    /// ends before it, and is a match of its own). Not so for a DFA's
+    /// threads with matches to fall back on, nor for JSON calls, whose
+    /// shape check reads each call's own text.
     fn keep_first_alone(&mut self, index: usize) {
         let first = self.first().is_some().then_some(self.first_slot);
         let run = &self.runs[index];
-        if !run.step.ends_as_one() || run.members.len() < 2 || run.members.front().map(|m| m.slot) != first {
+        let Some(&kept) = run.members.front() else { return };
+        if !run.step.ends_as_one() || Some(kept.slot) != first {
             return;
         }
-        let mut members = std::mem::take(&mut self.runs[index].members);
-        let Some(kept) = members.pop_front() else { return };
-        count_work!(self.work, members.len());
-        for member in members.iter() {
-            self.set(member.slot, SlotState::Gone);
+        // (Bases are in order, so the threads with the first's are next to it.)
+        let with_it = run.members.iter().skip(1).take_while(|member| member.base == kept.base).count();
+        count_work!(self.work, with_it);
+        let members = &mut self.runs[index].members;
+        members.pop_front();
+        let gone: Vec<usize> =
+            (0..with_it).filter_map(|_| members.pop_front()).map(|member| member.slot).collect();
+        members.push_front(kept);
+        for slot in gone {
+            self.set(slot, SlotState::Gone);
         }
-        self.recycle(members);
-        self.runs[index].members = Members::One(kept);
     }
 
     /// Moves the threads of run `from` onto run `into`, in order, after
@@ -920,7 +928,8 @@ mod tests {
     /// A thread with the same future as an earlier one of its pattern is
     /// carried on the earlier one's run, not dropped: the earlier one may
     /// lose to a match that ends before the later one begins, and then the
-    /// later one is the match.
+    /// later one is the match. Only threads that end with the first slot's
+    /// are dropped, and a JSON value nested in the first one's is not one.
     const CASES: &[Case] = &[
         Case {
             name: "a shorter match at the earlier start ends before the later one",
@@ -941,6 +950,13 @@ mod tests {
             text: "#[\"x<<c>",
             out: "#[\"",
             strips: &[("x<", 1), ("<c>", 2)],
+        },
+        Case {
+            name: "a JSON value nested in the first one's is a match of its own",
+            patterns: || vec![Pattern::Json { start: Part::literal("[") }],
+            text: "[[{\"a\":1}",
+            out: "[",
+            strips: &[("[{\"a\":1}", 0)],
         },
         Case {
             name: "special tokens: a Llama 3 span after a JSON call, behind an open Gemma span",
