@@ -39,8 +39,18 @@ fn literal() -> impl Strategy<Value = String> {
 /// (`<a` that a `<b` may extend; closers that a regular expression keeps
 /// extending, as DeepSeek's DSML preset has): a match to fall back on
 /// that many threads share.
-const REGEXES: [&str; 10] =
-    ["<a+>", "a[^>]*>", "<a|<ab", "b{2,3}", "(?:ab)+/", "<[ab]*?>", "/b\\z", "😀+a", "<a(?:<b)?", "(?:</a> ?)+"];
+const REGEXES: [&str; 10] = [
+    "<a+>",
+    "a[^>]*>",
+    "<a|<ab",
+    "b{2,3}",
+    "(?:ab)+/",
+    "<[ab]*?>",
+    "/b\\z",
+    "😀+a",
+    "<a(?:<b)?",
+    "(?:</a> ?)+",
+];
 
 /// A pattern the `regex` crate can say, with its source there.
 #[derive(Clone, Debug)]

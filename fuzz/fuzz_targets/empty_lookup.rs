@@ -249,7 +249,9 @@ fn check(encounter: &Encounter, tool: &[u16], call_id: &[u16], epoch: f64) {
             assert_eq!(Some(&witness.predicate), finding.predicate.as_ref());
             assert_eq!(witness.epoch.to_bits(), epoch.to_bits());
         }
-        for needle in [&ceiling[..], tool, call_id, &finding.subjects[1].id, finding.predicate.as_ref().unwrap()] {
+        for needle in
+            [&ceiling[..], tool, call_id, &finding.subjects[1].id, finding.predicate.as_ref().unwrap()]
+        {
             assert!(
                 contains(&finding.message, needle),
                 "message lacks {:?}",
@@ -293,7 +295,9 @@ fuzz_target!(|data: &[u8]| {
             let got_joins: Vec<_> = encounter
                 .findings
                 .iter()
-                .map(|f| (f.predicate.clone().unwrap(), f.witnesses[0].value.clone(), f.subjects[1].id.clone()))
+                .map(|f| {
+                    (f.predicate.clone().unwrap(), f.witnesses[0].value.clone(), f.subjects[1].id.clone())
+                })
                 .collect();
             assert_eq!(&got_joins, joins);
             check(encounter, &tool, &call_id, epoch);

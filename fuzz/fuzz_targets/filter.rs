@@ -66,7 +66,8 @@ fn literals_of(patterns: &[Pattern]) -> Vec<&[u16]> {
         .flat_map(|pattern| match pattern {
             Pattern::Span { start, end } => vec![&start[..], &end[..]],
             Pattern::Token { literal } => vec![&literal[..]],
-            Pattern::Json { start: Part::Literal(start) } | Pattern::RegexSpan { start: Part::Literal(start), .. } => {
+            Pattern::Json { start: Part::Literal(start) }
+            | Pattern::RegexSpan { start: Part::Literal(start), .. } => {
                 vec![&start[..]]
             }
             _ => Vec::new(),
@@ -153,10 +154,13 @@ fn check_general(registry: &Arc<Registry>, script: &Script) -> std::result::Resu
     let (cut, cut_strips) = run(registry, &streams);
     let (one, one_strips) = run(registry, &whole);
     if cut != one || cut_strips != one_strips {
-        return Err(format!("chunking changed the answer: {cut:?} {cut_strips:?} against {one:?} {one_strips:?}"));
+        return Err(format!(
+            "chunking changed the answer: {cut:?} {cut_strips:?} against {one:?} {one_strips:?}"
+        ));
     }
     let input: usize = script.chunks.iter().map(Vec::len).sum();
-    let kept: usize = cut.iter().map(Vec::len).sum::<usize>() + cut_strips.iter().map(|(span, _)| span.len()).sum::<usize>();
+    let kept: usize = cut.iter().map(Vec::len).sum::<usize>()
+        + cut_strips.iter().map(|(span, _)| span.len()).sum::<usize>();
     if input != kept {
         return Err(format!("{input} units in, {kept} out and stripped"));
     }

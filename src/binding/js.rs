@@ -299,7 +299,9 @@ impl Js {
         let mut data = ptr::null_mut();
         let mut buffer = ptr::null_mut();
         // SAFETY: a Node-API call on this call's env, writing to locals.
-        check_status!(unsafe { sys::napi_create_arraybuffer(self.env, bytes.len(), &mut data, &mut buffer) })?;
+        check_status!(unsafe {
+            sys::napi_create_arraybuffer(self.env, bytes.len(), &mut data, &mut buffer)
+        })?;
         if !bytes.is_empty() {
             // SAFETY: napi allocated `bytes.len()` bytes at `data` for the new
             // buffer, which no JavaScript has seen yet.
@@ -314,7 +316,12 @@ impl Js {
     /// with `tag` that holds at least `len` of them (a detached one holds
     /// none); `None` for any other value. The address is good until
     /// JavaScript runs again (which could detach the buffer).
-    pub fn tagged_bytes(&self, value: Handle, tag: &sys::napi_type_tag, len: usize) -> Result<Option<*mut u8>> {
+    pub fn tagged_bytes(
+        &self,
+        value: Handle,
+        tag: &sys::napi_type_tag,
+        len: usize,
+    ) -> Result<Option<*mut u8>> {
         if self.type_of(value)? != ValueType::Object {
             return Ok(None);
         }

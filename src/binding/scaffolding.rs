@@ -489,11 +489,17 @@ fn frozen_entries(js: Js, patterns: &[PresetPattern]) -> Result<Handle> {
     let mut entries = Vec::with_capacity(patterns.len());
     for pattern in patterns {
         let entry = match *pattern {
-            PresetPattern::Span { start, end } => js.object(&[(c"start", js.str(start)?), (c"end", js.str(end)?)])?,
+            PresetPattern::Span { start, end } => {
+                js.object(&[(c"start", js.str(start)?), (c"end", js.str(end)?)])?
+            }
             PresetPattern::Token(token) => js.object(&[(c"token", js.str(token)?)])?,
             PresetPattern::Regex(source) => js.object(&[(c"regex", part(PresetPart::Regex(source))?)])?,
-            PresetPattern::SpanOf { start, end } => js.object(&[(c"start", part(start)?), (c"end", part(end)?)])?,
-            PresetPattern::Json(start) => js.object(&[(c"start", part(start)?), (c"json", js.boolean(true)?)])?,
+            PresetPattern::SpanOf { start, end } => {
+                js.object(&[(c"start", part(start)?), (c"end", part(end)?)])?
+            }
+            PresetPattern::Json(start) => {
+                js.object(&[(c"start", part(start)?), (c"json", js.boolean(true)?)])?
+            }
             PresetPattern::JsonCall => js.object(&[(c"jsonCall", freeze(js, js.object(&[])?)?)])?,
         };
         entries.push(freeze(js, entry)?);
@@ -597,7 +603,8 @@ impl ScaffoldRegistry {
 
 /// The type tag of a stream handle: 128 random bits that only this addon
 /// knows.
-const STREAM_TAG: sys::napi_type_tag = sys::napi_type_tag { lower: 0x5d2e_9f41_c7a0_3b68, upper: 0xa4f1_0c6e_83d9_27b5 };
+const STREAM_TAG: sys::napi_type_tag =
+    sys::napi_type_tag { lower: 0x5d2e_9f41_c7a0_3b68, upper: 0xa4f1_0c6e_83d9_27b5 };
 
 /// How many bytes a handle holds: the stream's address, native-endian.
 const HANDLE_BYTES: usize = 8;
@@ -706,7 +713,12 @@ fn open_stream(js: Js, stream: Stream) -> Result<Handle> {
 }
 
 /// Runs `body` with the open stream a handle holds.
-fn with_stream<R>(js: Js, handle: Handle, method: &str, body: impl FnOnce(&mut Stream) -> Result<R>) -> Result<R> {
+fn with_stream<R>(
+    js: Js,
+    handle: Handle,
+    method: &str,
+    body: impl FnOnce(&mut Stream) -> Result<R>,
+) -> Result<R> {
     let bytes = handle_bytes(js, handle, method)?;
     let Some(address) = open_address(js, bytes, method)? else {
         return Err(js.type_error(&format!("ScaffoldingFilter.{method}: the stream is closed")));
@@ -820,7 +832,11 @@ pub fn stream_open<'env>(env: &'env Env, settings: Unknown<'env>) -> Result<Unkn
 /// `[text, ...events]`. The chunk is checked first, so a chunk that is not
 /// a string is named whatever the handle is.
 #[napi(namespace = "__scaffoldingFilter", js_name = "feed", skip_typescript, catch_unwind)]
-pub fn stream_feed<'env>(env: &'env Env, handle: Unknown<'env>, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
+pub fn stream_feed<'env>(
+    env: &'env Env,
+    handle: Unknown<'env>,
+    chunk: Unknown<'env>,
+) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     let chunk = chunk.raw();
     if js.type_of(chunk)? != ValueType::String {
@@ -910,7 +926,11 @@ pub fn open_streams(env: &Env) -> Result<u32> {
 /// `text` is not a string, and the filter's own errors for bad options; if
 /// `onStrip` throws, so does this, and the text is not returned.
 #[napi(namespace = "__scaffoldingFilter", js_name = "strip", skip_typescript, catch_unwind)]
-pub fn filter_strip<'env>(env: &'env Env, text: Unknown<'env>, options: Unknown<'env>) -> Result<Unknown<'env>> {
+pub fn filter_strip<'env>(
+    env: &'env Env,
+    text: Unknown<'env>,
+    options: Unknown<'env>,
+) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     let text = text.raw();
     if js.type_of(text)? != ValueType::String {
@@ -1024,7 +1044,8 @@ fn tools_error(js: Js, error: &scaffolding::ToolsError) -> Error {
     js.type_error(&format!("ScaffoldingFilter: options.tools[{}]: {}", error.tool, error.reason))
 }
 
-const OPTION_NAMES: [&str; 6] = ["patterns", "tools", "openSpanAtEnd", "onStrip", "maxHeld", "tidyWhitespace"];
+const OPTION_NAMES: [&str; 6] =
+    ["patterns", "tools", "openSpanAtEnd", "onStrip", "maxHeld", "tidyWhitespace"];
 
 /// Reads `new ScaffoldingFilter(options)`'s argument, naming the first bad
 /// value in a JavaScript error.
@@ -1177,8 +1198,12 @@ pub fn usable_tools<'env>(env: &'env Env, tools: Unknown<'env>) -> Result<Unknow
     let js = Js::new(env);
     let (tools, entries) = read_tool_list(js, tools.raw(), "usableTools: tools")?;
     let usable = scaffolding::usable_tools(tools);
-    let mut trimmed =
-        usable.skipped.iter().filter(|skipped| !skipped.reason.drops_tool()).map(|skipped| skipped.index).peekable();
+    let mut trimmed = usable
+        .skipped
+        .iter()
+        .filter(|skipped| !skipped.reason.drops_tool())
+        .map(|skipped| skipped.index)
+        .peekable();
     let mut kept = Vec::with_capacity(usable.tools.len());
     for (tool, &index) in usable.tools.iter().zip(&usable.from) {
         kept.push(match trimmed.next_if_eq(&index) {

@@ -592,7 +592,13 @@ fn join(left: &[u16], right: &[u16]) -> Vec<u16> {
     }
     // The next line's indentation: what follows the last line break.
     let after_break = |run: &[u16]| run.iter().rposition(|&unit| unit == LF).map(|at| run[at + 1..].to_vec());
-    let indent = after_break(right).unwrap_or_else(|| if after_break(left).is_some() { right.to_vec() } else { Vec::new() });
+    let indent = after_break(right).unwrap_or_else(|| {
+        if after_break(left).is_some() {
+            right.to_vec()
+        } else {
+            Vec::new()
+        }
+    });
     run.extend(indent.into_iter().filter(|&unit| unit != CR));
     run
 }
@@ -638,7 +644,16 @@ mod tidy_tests {
         for (text, want) in &cases {
             for size in [1, 2, 3, 5, 1000] {
                 assert_eq!(tidy(Registry::of_defaults(), text, size), *want, "{text:?} in chunks of {size}");
-                let general = Arc::new(Registry::new(HERMES.to_patterns().into_iter().chain(crate::scaffolding::default_patterns()).collect()).unwrap());
+                let general = Arc::new(
+                    Registry::new(
+                        HERMES
+                            .to_patterns()
+                            .into_iter()
+                            .chain(crate::scaffolding::default_patterns())
+                            .collect(),
+                    )
+                    .unwrap(),
+                );
                 assert_eq!(tidy(general, text, size), *want, "general engine: {text:?} in chunks of {size}");
             }
         }

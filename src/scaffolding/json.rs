@@ -832,7 +832,10 @@ mod tests {
     use std::collections::hash_map::DefaultHasher;
     use std::hash::{Hash, Hasher};
 
-    use super::{is_one_container, is_scanned_tool_call, is_tool_call, readable, string_units, unmarked, JsonScan, Step, MARK};
+    use super::{
+        is_one_container, is_scanned_tool_call, is_tool_call, readable, string_units, unmarked, JsonScan,
+        Step, MARK,
+    };
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()

@@ -75,9 +75,9 @@ mod json;
 mod one_pass;
 pub mod presets;
 mod regex;
-mod scan;
 pub mod registry;
 mod runs;
+mod scan;
 mod threads;
 mod tool_names;
 
@@ -85,8 +85,8 @@ pub use calls::{ParsedCall, Tools, ToolsError};
 pub use filter::{OpenSpanPolicy, Options, ScaffoldingFilter, Strip, StripReason, TOOLS};
 pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
-pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 pub use registry::{default_patterns, Part, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};
+pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 
 #[cfg(test)]
 mod growth;

@@ -569,7 +569,9 @@ impl PresetPattern {
                 PresetPart::Literal(start).starts_with_special_token()
             }
             PresetPattern::Regex(source) => PresetPart::Regex(source).starts_with_special_token(),
-            PresetPattern::SpanOf { start, .. } | PresetPattern::Json(start) => start.starts_with_special_token(),
+            PresetPattern::SpanOf { start, .. } | PresetPattern::Json(start) => {
+                start.starts_with_special_token()
+            }
             PresetPattern::JsonCall => false,
         }
     }
@@ -605,16 +607,32 @@ mod tests {
             .map(|pattern| match *pattern {
                 PresetPattern::Span { start, .. } | PresetPattern::Token(start) => start.to_owned(),
                 PresetPattern::Regex(source) => source.to_owned(),
-                PresetPattern::SpanOf { start: PresetPart::Literal(s) | PresetPart::Regex(s) | PresetPart::MultiLine(s), .. }
-                | PresetPattern::Json(PresetPart::Literal(s) | PresetPart::Regex(s) | PresetPart::MultiLine(s)) => s.to_owned(),
+                PresetPattern::SpanOf {
+                    start: PresetPart::Literal(s) | PresetPart::Regex(s) | PresetPart::MultiLine(s),
+                    ..
+                }
+                | PresetPattern::Json(
+                    PresetPart::Literal(s) | PresetPart::Regex(s) | PresetPart::MultiLine(s),
+                ) => s.to_owned(),
                 PresetPattern::JsonCall => String::new(),
             })
             .collect();
-        for expected in ["<|tool_call_start|>", "<|python_tag|>", "<|python_start|>", "[TOOL_CALLS]", "<｜tool▁calls▁begin｜>", "<|tool_call>", "<|tool_call|>"] {
+        for expected in [
+            "<|tool_call_start|>",
+            "<|python_tag|>",
+            "<|python_start|>",
+            "[TOOL_CALLS]",
+            "<｜tool▁calls▁begin｜>",
+            "<|tool_call>",
+            "<|tool_call|>",
+        ] {
             assert!(starts.iter().any(|start| start == expected), "{expected} in {starts:?}");
         }
         // Tags a document writes are not special tokens.
-        assert!(starts.iter().all(|start| !start.starts_with("<tool_call>") && !start.starts_with("<function")), "{starts:?}");
+        assert!(
+            starts.iter().all(|start| !start.starts_with("<tool_call>") && !start.starts_with("<function")),
+            "{starts:?}"
+        );
         assert!(!patterns.contains(&PresetPattern::JsonCall));
     }
 }

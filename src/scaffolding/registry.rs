@@ -27,9 +27,9 @@
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
+use super::general::General;
 use super::regex::RegexSource;
 use super::scan::find_any;
-use super::general::General;
 
 /// The opening literal of the default span.
 pub const SPAN_START: &str = "<|tool_call_start|>";

@@ -415,8 +415,11 @@ const OPTION_CASES: &[OptionCase] = &[
 #[test]
 fn options_table() {
     for case in OPTION_CASES {
-        let options =
-            Options { open_span_at_end: case.policy, max_held: case.max_held.and_then(NonZeroUsize::new), tidy_whitespace: false };
+        let options = Options {
+            open_span_at_end: case.policy,
+            max_held: case.max_held.and_then(NonZeroUsize::new),
+            tidy_whitespace: false,
+        };
         let mut filter = ScaffoldingFilter::with_options(Registry::of_defaults(), options);
         play(&mut filter, case.name, case.chunks, case.outputs, case.flush);
         let mut reference = ReferenceFilter::with_options(default_patterns(), options);
