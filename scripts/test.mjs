@@ -1,6 +1,8 @@
 // `npm test`: every test of the project, in order, stopping at the first
 // that fails.
 //
+// 0. the lint gates (lint.mjs): rustfmt, clippy and rustdoc with warnings
+//    denied, and oxlint over the JavaScript;
 // 1. cargo test: the Rust core's own tests;
 // 2. the Node tests under the Node running this script, then under Node 22
 //    and 24 (installed from the npm registry into .runtimes/ the first time,
@@ -33,6 +35,8 @@ const nodeTests = readdirSync(join(root, '__test__'))
   .filter((name) => name.endsWith('.test.mjs'))
   .sort()
   .map((name) => join('__test__', name));
+
+run(process.execPath, ['scripts/lint.mjs']);
 
 step('cargo test');
 run('cargo', ['test', '--quiet']);

@@ -26,6 +26,9 @@
 //! Every string is handled as JavaScript sees it: a sequence of UTF-16 code
 //! units, lone surrogates included ([`js_string`]).
 
+// Test case tables are tuples by design: one row a case, read across.
+#![cfg_attr(test, allow(clippy::type_complexity))]
+
 pub mod corpus;
 pub mod dangling_reference;
 pub mod empty_lookup;

@@ -123,6 +123,7 @@ fn chunks_of(text: &[u16], cuts: &[usize]) -> Vec<Vec<u16>> {
 }
 
 /// Output, and every strip's (span, pattern), for one chunking.
+#[allow(clippy::type_complexity)] // (text, strips, flushed): read at the call site
 fn run(
     registry: &Arc<Registry>,
     options: Options,

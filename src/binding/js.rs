@@ -62,6 +62,7 @@ impl Js {
         let message = CString::new(message.replace('\0', "\\0")).expect("no NUL left");
         // If throwing fails an exception is already pending; either way the
         // caller sees a JavaScript exception.
+        // SAFETY: `throw` is one of napi's throw functions; `message` is a NUL-terminated string that lives to the end of the call, and a null code is allowed.
         unsafe { throw(self.env, ptr::null(), message.as_ptr()) };
         Error::from_status(Status::PendingException)
     }
@@ -74,6 +75,7 @@ impl Js {
 
     pub fn type_of(&self, value: Handle) -> Result<ValueType> {
         let mut kind = 0;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_typeof(self.env, value, &mut kind) })?;
         Ok(ValueType::from(kind))
     }
@@ -127,6 +129,7 @@ impl Js {
     /// NUL, so it may have been cut, and must be read again in full.
     fn read_short(&self, string: Handle, short: &mut [u16; SHORT_UNITS]) -> Result<Option<usize>> {
         let mut written = 0;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; `short` has room for the SHORT_UNITS units the call is told it may write.
         check_status!(unsafe {
             sys::napi_get_value_string_utf16(self.env, string, short.as_mut_ptr(), SHORT_UNITS, &mut written)
         })?;
@@ -142,6 +145,7 @@ impl Js {
         // napi writes a terminating NUL, so the buffer needs one unit more.
         units.reserve(length + 1);
         let mut written = 0;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; `units` has reserved `length + 1` units, the size the call is told, NUL included.
         check_status!(unsafe {
             sys::napi_get_value_string_utf16(self.env, string, units.as_mut_ptr(), length + 1, &mut written)
         })?;
@@ -153,6 +157,7 @@ impl Js {
     /// A string's `.length`, in UTF-16 code units, without reading it.
     pub fn string_len(&self, string: Handle) -> Result<usize> {
         let mut length = 0;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; a null buffer asks only for the length, written to a local.
         check_status!(unsafe {
             sys::napi_get_value_string_utf16(self.env, string, ptr::null_mut(), 0, &mut length)
         })?;
@@ -161,12 +166,14 @@ impl Js {
 
     pub fn f64(&self, number: Handle) -> Result<f64> {
         let mut value = 0.0;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_value_double(self.env, number, &mut value) })?;
         Ok(value)
     }
 
     pub fn bool(&self, boolean: Handle) -> Result<bool> {
         let mut value = false;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_value_bool(self.env, boolean, &mut value) })?;
         Ok(value)
     }
@@ -174,6 +181,7 @@ impl Js {
     /// `ToNumber(value)`, running `valueOf` where JavaScript would.
     pub fn to_number(self, value: Handle) -> Result<f64> {
         let mut number = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_coerce_to_number(self.env, value, &mut number) })?;
         self.f64(number)
     }
@@ -181,6 +189,7 @@ impl Js {
     /// `object[name]`, running getters and Proxy traps.
     pub fn get(&self, object: Handle, name: &CStr) -> Result<Handle> {
         let mut value = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_named_property(self.env, object, name.as_ptr(), &mut value) })?;
         Ok(value)
     }
@@ -189,6 +198,7 @@ impl Js {
     /// Proxy traps.
     pub fn property(&self, object: Handle, key: Handle) -> Result<Handle> {
         let mut value = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_property(self.env, object, key, &mut value) })?;
         Ok(value)
     }
@@ -196,6 +206,7 @@ impl Js {
     /// `Boolean(value)`, as `&&` and `!` read it.
     pub fn truthy(&self, value: Handle) -> Result<bool> {
         let mut boolean = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_coerce_to_bool(self.env, value, &mut boolean) })?;
         self.bool(boolean)
     }
@@ -203,6 +214,7 @@ impl Js {
     /// `object[index]`, running getters and Proxy traps.
     pub fn element(&self, object: Handle, index: u32) -> Result<Handle> {
         let mut value = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_element(self.env, object, index, &mut value) })?;
         Ok(value)
     }
@@ -211,6 +223,7 @@ impl Js {
     /// them (running a Proxy's traps).
     pub fn own_keys(&self, object: Handle) -> Result<Vec<Vec<u16>>> {
         let mut names = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe {
             sys::napi_get_all_property_names(
                 self.env,
@@ -227,6 +240,7 @@ impl Js {
     /// Whether `value` is a genuine Array (not a Proxy of one).
     pub fn is_plain_array(&self, value: Handle) -> Result<bool> {
         let mut is_array = false;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_is_array(self.env, value, &mut is_array) })?;
         Ok(is_array)
     }
@@ -234,12 +248,14 @@ impl Js {
     /// The length of a genuine Array.
     pub fn plain_array_len(&self, array: Handle) -> Result<u32> {
         let mut length = 0;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_array_length(self.env, array, &mut length) })?;
         Ok(length)
     }
 
     pub fn call(&self, function: Handle, this: Handle, args: &[Handle]) -> Result<Handle> {
         let mut result = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; `args` holds `args.len()` handles, the count passed.
         check_status!(unsafe {
             sys::napi_call_function(self.env, this, function, args.len(), args.as_ptr(), &mut result)
         })?;
@@ -248,6 +264,7 @@ impl Js {
 
     pub fn strict_equals(&self, a: Handle, b: Handle) -> Result<bool> {
         let mut equal = false;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_strict_equals(self.env, a, b, &mut equal) })?;
         Ok(equal)
     }
@@ -255,6 +272,7 @@ impl Js {
     /// `globalThis[name]`, looked up now.
     pub fn global(&self, name: &CStr) -> Result<Handle> {
         let mut global = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_global(self.env, &mut global) })?;
         self.get(global, name)
     }
@@ -271,6 +289,7 @@ impl Js {
     /// when it schedules collections.
     pub fn adjust_external_memory(&self, change: i64) -> Result<()> {
         let mut total = 0;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_adjust_external_memory(self.env, change, &mut total) })?;
         Ok(())
     }
@@ -278,6 +297,7 @@ impl Js {
     /// `new Constructor(...args)`.
     pub fn construct(&self, constructor: Handle, args: &[Handle]) -> Result<Handle> {
         let mut instance = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; `args` holds `args.len()` handles, the count passed.
         check_status!(unsafe {
             sys::napi_new_instance(self.env, constructor, args.len(), args.as_ptr(), &mut instance)
         })?;
@@ -287,6 +307,7 @@ impl Js {
     /// `value instanceof constructor`.
     pub fn instance_of(&self, value: Handle, constructor: Handle) -> Result<bool> {
         let mut is = false;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_instanceof(self.env, value, constructor, &mut is) })?;
         Ok(is)
     }
@@ -326,19 +347,21 @@ impl Js {
             return Ok(None);
         }
         let mut is_buffer = false;
-        // SAFETY (this and the two calls below): Node-API calls on this
-        // call's env, with a handle of this call's scope, writing to locals.
+        // SAFETY: a Node-API call on this call's env, with a handle of this
+        // call's scope, writing to a local.
         check_status!(unsafe { sys::napi_is_arraybuffer(self.env, value, &mut is_buffer) })?;
         if !is_buffer {
             return Ok(None);
         }
         let mut tagged = false;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_check_object_type_tag(self.env, value, tag, &mut tagged) })?;
         if !tagged {
             return Ok(None);
         }
         let mut data = ptr::null_mut();
         let mut length = 0;
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_arraybuffer_info(self.env, value, &mut data, &mut length) })?;
         Ok((!data.is_null() && length >= len).then_some(data.cast::<u8>()))
     }
@@ -350,6 +373,7 @@ impl Js {
 impl Js {
     pub fn object(&self, properties: &[(&CStr, Handle)]) -> Result<Handle> {
         let mut object = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_create_object(self.env, &mut object) })?;
         let descriptors: Vec<sys::napi_property_descriptor> = properties
             .iter()
@@ -366,6 +390,7 @@ impl Js {
                 data: ptr::null_mut(),
             })
             .collect();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; each descriptor's name points into a `CStr` the caller holds for the call, and `descriptors` holds the count passed.
         check_status!(unsafe {
             sys::napi_define_properties(self.env, object, descriptors.len(), descriptors.as_ptr())
         })?;
@@ -374,8 +399,10 @@ impl Js {
 
     pub fn array(&self, items: &[Handle]) -> Result<Handle> {
         let mut array = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; `i` is below the length the array was made with.
         check_status!(unsafe { sys::napi_create_array_with_length(self.env, items.len(), &mut array) })?;
         for (i, item) in items.iter().enumerate() {
+            // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; `i` is below the length the array was made with.
             check_status!(unsafe { sys::napi_set_element(self.env, array, i as u32, *item) })?;
         }
         Ok(array)
@@ -383,6 +410,7 @@ impl Js {
 
     pub fn string(&self, units: &[u16]) -> Result<Handle> {
         let mut string = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; `units` is a live slice of the length passed (JavaScript strings are far shorter than isize::MAX).
         check_status!(unsafe {
             sys::napi_create_string_utf16(self.env, units.as_ptr(), units.len() as isize, &mut string)
         })?;
@@ -391,6 +419,7 @@ impl Js {
 
     pub fn str(&self, text: &str) -> Result<Handle> {
         let mut string = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; `text` is live UTF-8 of the length passed.
         check_status!(unsafe {
             sys::napi_create_string_utf8(self.env, text.as_ptr().cast(), text.len() as isize, &mut string)
         })?;
@@ -399,12 +428,14 @@ impl Js {
 
     pub fn number(&self, value: f64) -> Result<Handle> {
         let mut number = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_create_double(self.env, value, &mut number) })?;
         Ok(number)
     }
 
     pub fn boolean(&self, value: bool) -> Result<Handle> {
         let mut boolean = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_boolean(self.env, value, &mut boolean) })?;
         Ok(boolean)
     }
@@ -424,17 +455,20 @@ impl Js {
                 | sys::PropertyAttributes::configurable,
             data: ptr::null_mut(),
         };
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope; the one descriptor names its key by handle and lives on this stack frame.
         check_status!(unsafe { sys::napi_define_properties(self.env, object, 1, &descriptor) })
     }
 
     pub fn null(&self) -> Result<Handle> {
         let mut null = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_null(self.env, &mut null) })?;
         Ok(null)
     }
 
     pub fn undefined(&self) -> Result<Handle> {
         let mut undefined = ptr::null_mut();
+        // SAFETY: a Node-API call on the env of the callback now running (`Js` never outlives it), with handles of this call's scope, writing only to a local out-parameter.
         check_status!(unsafe { sys::napi_get_undefined(self.env, &mut undefined) })?;
         Ok(undefined)
     }

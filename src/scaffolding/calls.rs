@@ -2383,7 +2383,7 @@ impl CallStage {
         // The next offered name or distinctive prefix (see `plain_run`),
         // searched in the text narrowed to a byte a unit.
         let mut narrow = std::mem::take(&mut self.narrow);
-        narrow_into(&text, &mut narrow);
+        narrow_into(text, &mut narrow);
         count_work!(self.work, text.len());
         let mut ahead = Ahead::default();
         while at < text.len() {
@@ -2420,10 +2420,10 @@ impl CallStage {
                 marks.push((at, line, credit));
             }
             let fence = unit == u16::from(b'`') && line.blank;
-            if credit >= 0 && !line.quoted && may_begin(tools, &text, at, before, line.blank) {
+            if credit >= 0 && !line.quoted && may_begin(tools, text, at, before, line.blank) {
                 far.set(at);
                 let reader =
-                    Reader { text: &text, tools, complete, blank: line.blank, far: &far, cut, named: &named };
+                    Reader { text, tools, complete, blank: line.blank, far: &far, cut, named: &named };
                 let leak = reader.leak(at);
                 count_work!(self.work, far.get().saturating_sub(at));
                 match leak {
@@ -2479,7 +2479,7 @@ impl CallStage {
         let keep_from = match keep_from {
             Some(at) => at,
             None if complete || inside => text.len(),
-            None => partial_tail(tools, &text, emitted, &marks),
+            None => partial_tail(tools, text, emitted, &marks),
         }
         .max(emitted);
         if keep_from < text.len() && keep_from != at {
@@ -2572,10 +2572,10 @@ fn first_word_may_lead(rest: &[u16], heads: bool) -> bool {
 /// (or end inside one). Any other word costs a table look-up.
 fn word_may_lead(tools: &Tools, rest: &[u16]) -> bool {
     // Every distinctive prefix begins with `t`, `f` or `d`.
-    if matches!(rest.first().and_then(|&unit| ascii(unit)), Some(b't' | b'f' | b'd')) {
-        if DISTINCTIVE.iter().chain(&["to="]).any(|prefix| agrees(prefix, rest)) {
-            return true;
-        }
+    if matches!(rest.first().and_then(|&unit| ascii(unit)), Some(b't' | b'f' | b'd'))
+        && DISTINCTIVE.iter().chain(&["to="]).any(|prefix| agrees(prefix, rest))
+    {
+        return true;
     }
     tools.name_may_begin(rest)
 }

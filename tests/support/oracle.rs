@@ -163,7 +163,7 @@ pub fn check_stream(patterns: &[Pattern], chunks: &[Vec<u16>], flush_after: &[bo
         let theirs = oracle.feed(chunk);
         ensure!(ours == theirs, "feed {index}: filter {ours:?}, reference {theirs:?}");
         ensure!(
-            filter.held() == &oracle.pending[..],
+            filter.held() == oracle.pending[..],
             "held after feed {index}: {:?} vs {:?}",
             filter.held(),
             oracle.pending
