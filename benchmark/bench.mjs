@@ -502,10 +502,10 @@ if (only.length === 0 || only.some((word) => 'guard run'.includes(word))) {
     console.log(`| ${label[name]} | ${row.at30.toFixed(3)} | ${row.at300.toFixed(3)} | ${(row.at300 / row.at30).toFixed(2)} | ${pct(row.share30)} | ${pct(row.share300)} | ${ms(row.total)} | ${row.replay30.toFixed(3)} | ${row.replay300.toFixed(3)} | ${(row.replay300 / row.replay30).toFixed(2)} |`);
   }
   const whole = rows.javascript.total / rows.seamguard.total;
-  const growth = rows.seamguard.at300 / rows.seamguard.at30;
+  const grew = rows.seamguard.at300 / rows.seamguard.at30;
   const replayed = rows.seamguard.replay300 / rows.seamguard.replay30;
   const floor = rows.probe.at300 / rows.probe.at30;
   console.log(`\nwhole run, JavaScript guard / seamguard: ${whole.toFixed(1)} (target ≥ 10: ${whole >= 10 ? 'met' : 'MISSED'})`);
-  console.log(`seamguard a step at 300 / at 30, through the SDK: ${growth.toFixed(2)} (target ≤ 1.5: ${growth <= 1.5 ? 'met' : 'MISSED'}); ` +
+  console.log(`seamguard a step at 300 / at 30, through the SDK: ${grew.toFixed(2)} (target ≤ 1.5: ${grew <= 1.5 ? 'met' : 'MISSED'}); ` +
     `replayed with no SDK around it: ${replayed.toFixed(2)} (${replayed <= 1.5 ? 'met' : 'MISSED'}); fixed work through the SDK: ${floor.toFixed(2)}`);
 }

@@ -349,7 +349,7 @@ function armedCall(r, messages, from, at, systemPrompt) {
 }
 
 /** The call as a framework hands it to the check, without the generator's notes. */
-const asChoice = ({ kinds, ...call }) => call;
+const asChoice = ({ kinds: _kinds, ...call }) => call;
 
 /**
  * A run: `count` messages after a system prompt, under a window of the last

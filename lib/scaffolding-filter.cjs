@@ -41,7 +41,7 @@ const native = require('../index.js');
 
 const {
   settings: settingsOf,
-  open,
+  open: openStream,
   feed: feedStream,
   finish,
   close,
@@ -205,8 +205,8 @@ class ScaffoldingFilter {
 
   get strippedSpans() {
     ScaffoldingFilter.#brand(this, 'strippedSpans');
-    const open = this.#handle === null ? [] : streamSpans(this.#handle);
-    return this.#spans === null ? open : this.#spans.concat(open);
+    const held = this.#handle === null ? [] : streamSpans(this.#handle);
+    return this.#spans === null ? held : this.#spans.concat(held);
   }
 
   get idle() {
@@ -239,7 +239,7 @@ class ScaffoldingFilter {
   }
 
   #open() {
-    const handle = open(this.#settings);
+    const handle = openStream(this.#settings);
     this.#handle = handle;
     this.#slot = unregistered.push(this) - 1;
     if (!registering) {

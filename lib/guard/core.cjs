@@ -323,10 +323,10 @@ class Guard {
       }
     }
     this.encounter(run, 'unsupported-argument', 'choice', epoch, () => {
-      const answer = run.corpus.unsupportedArgumentsByCallOf(choices, {}, epoch);
+      const judged = run.corpus.unsupportedArgumentsByCallOf(choices, {}, epoch);
       // Each finding is about the call the check names for it.
-      const findings = answer.findings.map((finding, i) => ({ finding, toolCallId: answer.findingCalls[i] }));
-      if (unreadable === undefined) return { findings, disposition: answer.disposition };
+      const findings = judged.findings.map((finding, i) => ({ finding, toolCallId: judged.findingCalls[i] }));
+      if (unreadable === undefined) return { findings, disposition: judged.disposition };
       // The calls that could be read are judged; the answer as a whole was
       // not, so it is noted unreachable.
       this.file(run, findings);

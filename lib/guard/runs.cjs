@@ -115,7 +115,7 @@ class Runs {
    * in `errors`, by position).
    */
   readAll(messages, translator) {
-    const reads = new Array(messages.length);
+    const reads = Array.from({ length: messages.length });
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i];
       try {

@@ -141,12 +141,12 @@ function createGuard(options) {
         const tools = toolsOf(request);
         for (const tool of tools.told) told.set(tool.name, tool);
         const system = request.systemMessage;
-        const messages = system !== undefined && textOf(system) !== '' ? [system, ...request.messages] : request.messages;
+        const prompt = system !== undefined && textOf(system) !== '' ? [system, ...request.messages] : request.messages;
         // The thread names the conversation where the app gives one; else
         // the run is found from the prompt.
         const thread = request.runtime?.configurable?.thread_id;
         const scope = typeof thread === 'string' || typeof thread === 'number' ? String(thread) : undefined;
-        return guard.modelCall(messages, requestMessages, tools.offered, tools.told, scope);
+        return guard.modelCall(prompt, requestMessages, tools.offered, tools.told, scope);
       });
       let response;
       try {

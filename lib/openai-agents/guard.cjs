@@ -205,10 +205,10 @@ function createGuard(options) {
         return { ...response, output: stripOutput(response?.output, filter) };
       },
       async *getStreamedResponse(request) {
-        const { filter: options, call: pending } = begin(request);
+        const { filter: filterOptions, call: pending } = begin(request);
         const call = await pending;
         try {
-          yield* streamed(base.getStreamedResponse(request), options, call);
+          yield* streamed(base.getStreamedResponse(request), filterOptions, call);
         } catch (error) {
           guard.failed(call);
           throw error;
@@ -221,14 +221,14 @@ function createGuard(options) {
   }
 
   /** A streamed response's events, its text stripped, its answer judged at `response_done`. */
-  async function* streamed(events, options, call) {
+  async function* streamed(events, filterOptions, call) {
     // One filter per message item the text streams into.
     const open = new Map();
     for await (const event of events) {
       if (event?.type === 'output_text_delta') {
         let filter = open.get(event.itemId);
         if (filter === undefined) {
-          filter = new ScaffoldingFilter(options);
+          filter = new ScaffoldingFilter(filterOptions);
           open.set(event.itemId, filter);
         }
         const delta = filter.feed(event.delta);
@@ -241,7 +241,7 @@ function createGuard(options) {
         }
         open.clear();
         answered(event.response?.output, call);
-        yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, options) } };
+        yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, filterOptions) } };
       } else {
         yield event;
       }
