@@ -143,9 +143,9 @@ use aho_corasick::packed::{self, Searcher};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 use serde_json::{Map, Value};
 
-use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
 use super::json::{readable, shows_tool_call, string_units, unmarked, JsonScan, Step};
 use super::scan::find_any;
+use super::strip::{OpenSpanPolicy, Options, ParsedCall, StripLog, StripReason};
 use super::tool_names::{first_fault, Tool, MAX_NAME};
 
 /// Why a tool list cannot be used.
@@ -311,16 +311,6 @@ impl Tools {
             Some(parameters) => parameters.iter().any(|p| String::from_utf16_lossy(p) == key),
         }
     }
-}
-
-/// A call read out of a leak.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParsedCall {
-    /// The index of the tool in the list the filter was given.
-    pub tool: usize,
-    /// The arguments as a JSON value, or the raw argument text when they
-    /// did not parse.
-    pub input: Result<Value, Vec<u16>>,
 }
 
 /// Why a read stopped short.

@@ -78,14 +78,16 @@ mod regex;
 pub mod registry;
 mod runs;
 mod scan;
+mod strip;
 mod threads;
 mod tool_names;
 
-pub use calls::{ParsedCall, Tools, ToolsError};
-pub use filter::{OpenSpanPolicy, Options, ScaffoldingFilter, Strip, StripReason, TOOLS};
+pub use calls::{Tools, ToolsError};
+pub use filter::ScaffoldingFilter;
 pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
 pub use registry::{default_patterns, Part, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};
+pub use strip::{OpenSpanPolicy, Options, ParsedCall, Strip, StripReason, TOOLS};
 pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 
 #[cfg(test)]

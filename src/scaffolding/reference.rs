@@ -12,8 +12,8 @@
 //! stripping and hold rule are done, and when it is too long settles it
 //! the way the flush would and holds nothing.
 
-use super::filter::{OpenSpanPolicy, Options, StripReason};
 use super::registry::{find, Pattern};
+use super::strip::{OpenSpanPolicy, Options, StripReason};
 
 /// A stripped span, with why and by which pattern (its index in the list).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -36,7 +36,6 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
 use super::general::{Compiled, EndMatcher, General, Matcher, CALL_BEGINS};
 use super::json::{self, JsonScan};
 use super::regex::context_of;
@@ -45,6 +44,7 @@ use super::runs::{
     Says, Step,
 };
 use super::scan::find_any;
+use super::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
 fn at_line_start(previous: Option<u16>) -> bool {
     matches!(previous, None | Some(0x0A) | Some(0x0D))
