@@ -3,8 +3,8 @@
 //! whether a match may begin at a unit, so that prose passes without a
 //! thread being begun.
 
+use super::pattern::{Part, Pattern, RegistryError};
 use super::regex::{self as re, context_of, Dfa, CONTEXTS, CONTEXT_BYTES};
-use super::registry::{Part, Pattern, RegistryError};
 
 /// A part of a pattern, compiled.
 #[derive(Debug)]

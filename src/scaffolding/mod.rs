@@ -73,6 +73,7 @@ mod filter;
 mod general;
 mod json;
 mod one_pass;
+pub mod pattern;
 pub mod presets;
 mod regex;
 pub mod registry;
@@ -84,9 +85,10 @@ mod tool_names;
 
 pub use calls::{Tools, ToolsError};
 pub use filter::ScaffoldingFilter;
+pub use pattern::{default_patterns, Part, Pattern, RegistryError, DEFAULT_PATTERN_SOURCES};
 pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
-pub use registry::{default_patterns, Part, Pattern, Registry, RegistryError, DEFAULT_PATTERN_SOURCES};
+pub use registry::Registry;
 pub use strip::{OpenSpanPolicy, Options, ParsedCall, Strip, StripReason, TOOLS};
 pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 

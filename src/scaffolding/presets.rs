@@ -12,8 +12,8 @@
 //! `regex` crate share, because JavaScript users see them as `RegExp`s:
 //! `$` for the end of the answer, `\b` for a word boundary.
 
+use super::pattern::{Part, Pattern};
 use super::regex::RegexSource;
-use super::registry::{Part, Pattern};
 
 /// One part of a preset's pattern: literal text or a regular expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
