@@ -10,7 +10,7 @@ mod oracle;
 use oracle::check_stream;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use seamguard::scaffolding::{default_patterns, Pattern, Registry, PRESETS};
+use seamguard::filter::{default_patterns, Pattern, Registry, PRESETS};
 
 const SEED: u64 = 0x5EA4_9A2D;
 

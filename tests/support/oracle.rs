@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use seamguard::scaffolding::{Pattern, Registry, ScaffoldingFilter};
+use seamguard::filter::{Pattern, Registry, ScaffoldingFilter};
 
 /// `haystack.find(needle, from)` as Python's `str.find` answers it, on code
 /// units: a plain left-to-right comparison at every position.

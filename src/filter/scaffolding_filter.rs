@@ -438,7 +438,7 @@ fn join(left: &[u16], right: &[u16]) -> Vec<u16> {
 #[cfg(test)]
 mod tidy_tests {
     use super::*;
-    use crate::scaffolding::presets::HERMES;
+    use crate::filter::presets::HERMES;
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()
@@ -478,11 +478,7 @@ mod tidy_tests {
                 assert_eq!(tidy(Registry::of_defaults(), text, size), *want, "{text:?} in chunks of {size}");
                 let general = Arc::new(
                     Registry::new(
-                        HERMES
-                            .to_patterns()
-                            .into_iter()
-                            .chain(crate::scaffolding::default_patterns())
-                            .collect(),
+                        HERMES.to_patterns().into_iter().chain(crate::filter::default_patterns()).collect(),
                     )
                     .unwrap(),
                 );

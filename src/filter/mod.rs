@@ -69,7 +69,6 @@ macro_rules! count_work {
 }
 
 mod calls;
-mod filter;
 mod general;
 mod json;
 mod one_pass;
@@ -78,17 +77,18 @@ pub mod presets;
 mod regex;
 pub mod registry;
 mod runs;
+mod scaffolding_filter;
 mod scan;
 mod strip;
 mod threads;
 mod tool_names;
 
 pub use calls::{Tools, ToolsError};
-pub use filter::ScaffoldingFilter;
 pub use pattern::{default_patterns, Part, Pattern, RegistryError, DEFAULT_PATTERN_SOURCES};
 pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
 pub use registry::Registry;
+pub use scaffolding_filter::ScaffoldingFilter;
 pub use strip::{OpenSpanPolicy, Options, ParsedCall, Strip, StripReason, TOOLS};
 pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 

@@ -912,8 +912,8 @@ impl Threads {
 mod tests {
     use std::sync::Arc;
 
-    use crate::scaffolding::presets::special_token_patterns;
-    use crate::scaffolding::{Part, Pattern, Registry, ScaffoldingFilter};
+    use crate::filter::presets::special_token_patterns;
+    use crate::filter::{Part, Pattern, Registry, ScaffoldingFilter};
 
     /// One row: a registry, a text, what comes out and what is stripped
     /// (span, pattern), fed whole and one unit at a time.

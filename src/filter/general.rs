@@ -497,7 +497,7 @@ fn begins_at(begins: &[[u64; 1024]; CONTEXTS], unit: u16, context: usize) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scaffolding::presets::{special_token_patterns, PRESETS};
+    use crate::filter::presets::{special_token_patterns, PRESETS};
 
     /// [`Follows`] may say no only where no pattern could begin, after any
     /// unit: checked for every ASCII first unit, every ASCII second and
