@@ -69,18 +69,15 @@ macro_rules! count_work {
 }
 
 mod calls;
-mod general;
+mod engine;
 mod json;
-mod one_pass;
 pub mod pattern;
 pub mod presets;
 mod regex;
 pub mod registry;
-mod runs;
 mod scaffolding_filter;
 mod scan;
 mod strip;
-mod threads;
 mod tool_names;
 
 pub use calls::{Tools, ToolsError};

@@ -26,7 +26,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use super::general::General;
+use super::engine::general::compile::General;
 use super::pattern::{default_patterns, Part, Pattern, RegistryError};
 use super::scan::find_any;
 

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use super::calls::{CallStage, Tools};
-use super::one_pass::{OnePass, Pass};
+use super::engine::general::threads::Threads;
+use super::engine::one_pass::{OnePass, Pass};
 use super::registry::{Form, Registry};
 use super::strip::{Options, Strip, StripLog};
-use super::threads::Threads;
 
 /// The engine a registry runs on, with its state.
 #[derive(Debug)]

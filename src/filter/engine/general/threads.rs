@@ -36,15 +36,15 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::general::{Compiled, EndMatcher, General, Matcher, CALL_BEGINS};
-use super::json::{self, JsonScan};
-use super::regex::context_of;
-use super::runs::{
+use super::compile::{Compiled, EndMatcher, General, Matcher, CALL_BEGINS};
+use super::run::{
     advance_step, is_high, is_low, opened, CallPhase, CallValue, DfaRun, DfaSays, Member, Members, Next, Run,
     Says, Step,
 };
-use super::scan::find_any;
-use super::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
+use crate::filter::json::{self, JsonScan};
+use crate::filter::regex::context_of;
+use crate::filter::scan::find_any;
+use crate::filter::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
 fn at_line_start(previous: Option<u16>) -> bool {
     matches!(previous, None | Some(0x0A) | Some(0x0D))

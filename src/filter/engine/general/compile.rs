@@ -3,8 +3,8 @@
 //! whether a match may begin at a unit, so that prose passes without a
 //! thread being begun.
 
-use super::pattern::{Part, Pattern, RegistryError};
-use super::regex::{self as re, context_of, Dfa, CONTEXTS, CONTEXT_BYTES};
+use crate::filter::pattern::{Part, Pattern, RegistryError};
+use crate::filter::regex::{self as re, context_of, Dfa, CONTEXTS, CONTEXT_BYTES};
 
 /// A part of a pattern, compiled.
 #[derive(Debug)]

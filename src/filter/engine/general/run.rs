@@ -8,9 +8,9 @@ use std::collections::{HashMap, VecDeque};
 
 use regex_automata::util::primitives::StateID;
 
-use super::general::{Compiled, EndMatcher, Matcher};
-use super::json::{self, JsonScan};
-use super::regex::{self as re, Dfa};
+use super::compile::{Compiled, EndMatcher, Matcher};
+use crate::filter::json::{self, JsonScan};
+use crate::filter::regex::{self as re, Dfa};
 
 /// A DFA fed one code point at a time from UTF-16 units (a high surrogate
 /// waits for the unit after it), shared by the threads of its pattern that
