@@ -12,8 +12,8 @@
 //! stripping and hold rule are done, and when it is too long settles it
 //! the way the flush would and holds nothing.
 
+use super::engine::literals::find;
 use super::pattern::Pattern;
-use super::registry::find;
 use super::strip::{OpenSpanPolicy, Options, StripReason};
 
 /// A stripped span, with why and by which pattern (its index in the list).

@@ -2,4 +2,5 @@
 //! for a literal registry, the general engine for any other.
 
 pub(crate) mod general;
+pub(crate) mod literals;
 pub(crate) mod one_pass;
