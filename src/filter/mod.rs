@@ -68,7 +68,6 @@ macro_rules! count_work {
     };
 }
 
-mod calls;
 mod engine;
 mod json;
 pub mod pattern;
@@ -78,15 +77,16 @@ pub mod registry;
 mod scaffolding_filter;
 mod scan;
 mod strip;
+mod tool_aware;
 mod tool_names;
 
-pub use calls::{Tools, ToolsError};
 pub use pattern::{default_patterns, Part, Pattern, RegistryError, DEFAULT_PATTERN_SOURCES};
 pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
 pub use registry::Registry;
 pub use scaffolding_filter::ScaffoldingFilter;
 pub use strip::{OpenSpanPolicy, Options, ParsedCall, Strip, StripReason, TOOLS};
+pub use tool_aware::{Tools, ToolsError};
 pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 
 #[cfg(test)]

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use super::calls::{CallStage, Tools};
 use super::engine::general::threads::Threads;
 use super::engine::one_pass::{OnePass, Pass};
 use super::registry::{Form, Registry};
 use super::strip::{Options, Strip, StripLog};
+use super::tool_aware::{CallStage, Tools};
 
 /// The engine a registry runs on, with its state.
 #[derive(Debug)]

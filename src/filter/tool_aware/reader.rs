@@ -143,10 +143,10 @@ use aho_corasick::packed::{self, Searcher};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 use serde_json::{Map, Value};
 
-use super::json::{readable, shows_tool_call, string_units, unmarked, JsonScan, Step};
-use super::scan::find_any;
-use super::strip::{OpenSpanPolicy, Options, ParsedCall, StripLog, StripReason};
-use super::tool_names::{first_fault, Tool, MAX_NAME};
+use crate::filter::json::{readable, shows_tool_call, string_units, unmarked, JsonScan, Step};
+use crate::filter::scan::find_any;
+use crate::filter::strip::{OpenSpanPolicy, Options, ParsedCall, StripLog, StripReason};
+use crate::filter::tool_names::{first_fault, Tool, MAX_NAME};
 
 /// Why a tool list cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,7 +156,7 @@ pub struct ToolsError {
     pub reason: String,
 }
 
-/// The offered tools, checked (see [`super::tool_names`]): names
+/// The offered tools, checked (see [`crate::filter::tool_names`]): names
 /// non-empty, at most [`MAX_NAME`] units, without line breaks, and distinct.
 #[derive(Clone, Debug)]
 pub struct Tools {
@@ -241,7 +241,7 @@ impl Tools {
     }
 
     /// What [`Tools::new`] asks of a list, without compiling it: that
-    /// [`usable_tools`](super::tool_names::usable_tools) would keep it
+    /// [`usable_tools`](crate::filter::tool_names::usable_tools) would keep it
     /// whole. The error names the first tool it would not.
     pub fn check(tools: &[Tool]) -> Result<(), ToolsError> {
         match first_fault(tools) {
