@@ -108,7 +108,7 @@ impl Literals {
 
     /// Length of the longest suffix of `text` that could still grow into an
     /// opening literal: a proper prefix of a span start or a token, at most
-    /// [`Registry::max_partial`] units.
+    /// [`Registry::max_partial`](crate::filter::Registry::max_partial) units.
     pub(crate) fn partial_opening_len(&self, text: &[u16]) -> usize {
         let longest = self.max_partial().min(text.len());
         (1..=longest)
