@@ -77,6 +77,7 @@ pub mod registry;
 mod scaffolding_filter;
 mod scan;
 mod strip;
+mod tidy;
 mod tool_aware;
 mod tool_names;
 

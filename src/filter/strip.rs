@@ -27,7 +27,7 @@ pub struct Options {
     /// A span that opens and closes within one feed is never held, so it is
     /// stripped whatever its length. `None`: no bound.
     pub max_held: Option<NonZeroUsize>,
-    /// Settle the whitespace a strip leaves where it cut (see [`Tidy`](super::scaffolding_filter::Tidy)):
+    /// Settle the whitespace a strip leaves where it cut (see [`Tidy`](super::tidy::Tidy)):
     /// off, as the reference, by default.
     pub tidy_whitespace: bool,
 }
