@@ -1,5 +1,6 @@
 //! Property tests of the scaffolding filter through the crate's public API,
-//! judged by the transcribed reference in `support/oracle.rs`.
+//! judged by the transcribed reference (`src/filter/reference.rs`, through
+//! `support/oracle.rs`).
 //!
 //! Every run is seeded (`SEED`), so a failure replays; proptest then shrinks
 //! it to a small text and chunking.
