@@ -10,11 +10,11 @@
 //! - **Literal registries**, whose patterns are all literal spans and
 //!   tokens and whose literals can never overlap in any text, run on the
 //!   one-pass engine, which reproduces the reference filter feed by feed
-//!   (see `one_pass`). The default registry is one. "Never overlap" means,
+//!   (`engine::one_pass`). The default registry is one. "Never overlap" means,
 //!   for all literals `a` and `b` (span starts, span ends and tokens, `a`
 //!   and `b` possibly the same literal): no literal occurs inside another
 //!   one, and no proper suffix of `a` is a proper prefix of `b`.
-//! - **Every other registry** runs on the general engine (see `threads`):
+//! - **Every other registry** runs on the general engine (`engine::general`):
 //!   the leftmost match is stripped, then the next one after it, and so on,
 //!   a tie at one start going to the earlier pattern, exactly as one
 //!   regular expression made of the patterns in order would find them.

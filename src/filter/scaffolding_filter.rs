@@ -67,7 +67,7 @@ impl ScaffoldingFilter {
     }
 
     /// A filter that also strips a leaked call to any of `tools`, in
-    /// whatever markup it comes (see the `calls` module). An empty list
+    /// whatever markup it comes (see the `tool_aware` module). An empty list
     /// adds nothing.
     pub fn with_tools(registry: Arc<Registry>, options: Options, tools: Option<Arc<Tools>>) -> Self {
         let engine = match registry.form() {

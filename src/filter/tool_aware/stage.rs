@@ -13,7 +13,8 @@ use crate::filter::json::{JsonScan, Step};
 use crate::filter::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
 /// The reading credit each unit the stage passes earns, and what it starts
-/// with (see the module doc).
+/// with (`docs/design.md`, "Tool-aware detection: streaming, and its
+/// cost").
 pub(crate) const CREDIT_PER_UNIT: i64 = 8;
 const CREDIT_START: i64 = 1 << 16;
 

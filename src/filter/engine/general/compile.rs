@@ -1,4 +1,4 @@
-//! A registry compiled for the general engine (see `threads`): each
+//! A registry compiled for the general engine (`threads`): each
 //! pattern's parts as literals or DFAs, and the tables that say quickly
 //! whether a match may begin at a unit, so that prose passes without a
 //! thread being begun.

@@ -1,4 +1,4 @@
-//! The automata of the general engine's threads (see `threads`). A run
+//! The automata of the general engine's threads (`threads`). A run
 //! carries every thread of one pattern whose automaton stands in one
 //! state, so that a unit steps it once however many threads it carries;
 //! each thread keeps on it only what sets it apart (its place in the
