@@ -119,7 +119,7 @@ pub(super) fn loose(units: &[u16]) -> Option<Value> {
 
 struct Py {
     chars: Vec<char>,
-    pub(super) at: usize,
+    at: usize,
 }
 
 impl Py {
@@ -134,7 +134,7 @@ impl Py {
         self.at += 1;
         Some(c)
     }
-    pub(super) fn starts_with(&self, text: &str) -> bool {
+    fn starts_with(&self, text: &str) -> bool {
         let mut rest = self.chars.get(self.at..).unwrap_or(&[]).iter();
         text.chars().all(|c| rest.next() == Some(&c))
     }

@@ -90,7 +90,7 @@ pub(super) struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    pub(super) fn get(&self, at: usize) -> Option<u16> {
+    fn get(&self, at: usize) -> Option<u16> {
         if at > self.far.get() {
             self.far.set(at);
         }

@@ -43,7 +43,7 @@ pub(crate) struct CallStage {
     marks: Vec<(usize, Line, i64)>,
     /// A buffer reused by every read: the held text narrowed to a byte a
     /// unit, for the search of leads (see [`narrow_into`]).
-    pub(super) narrow: Vec<u8>,
+    narrow: Vec<u8>,
     /// Units stepped, skipped, narrowed and read by tries (tests only).
     #[cfg(test)]
     pub(crate) work: u64,

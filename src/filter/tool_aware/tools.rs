@@ -70,7 +70,7 @@ impl Leads {
     }
 
     /// Where the first literal at or after `from` begins.
-    pub(super) fn find(&self, narrow: &[u8], from: usize) -> Option<usize> {
+    fn find(&self, narrow: &[u8], from: usize) -> Option<usize> {
         match self {
             Leads::Packed(searcher) => searcher.find_in(narrow, aho_corasick::Span::from(from..narrow.len())),
             Leads::Automaton(automaton) => automaton.find(Input::new(narrow).range(from..)),
