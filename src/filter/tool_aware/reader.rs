@@ -1,8 +1,8 @@
 //! The reader: a leak read whole from where it may begin, as the grammar in
-//! the `tool_aware` module doc has it (lead, wrappers, head and arguments,
+//! the `tool_aware` module doc has it (lead, openers, head and arguments,
 //! closers, strays). This file holds the reader's state, its look at the
-//! text and how the pieces make a leak; wrappers, heads and arguments have
-//! files of their own.
+//! text and how the pieces make a leak; openers and closers (`wrappers`),
+//! heads and arguments have files of their own.
 
 use std::cell::Cell;
 
