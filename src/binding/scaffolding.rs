@@ -26,7 +26,7 @@ use napi::bindgen_prelude::*;
 use napi::{sys, Env, Unknown, ValueType};
 use napi_derive::napi;
 
-use crate::scaffolding::{self, Part, Pattern, PresetPart, PresetPattern, RegexSource, Registry};
+use crate::filter::{self as scaffolding, Part, Pattern, PresetPart, PresetPattern, RegexSource, Registry};
 
 /// The JavaScript `RegExp` source of each default pattern, in the filter's
 /// order: the tool-call span (non-greedy, up to its first end), then the
