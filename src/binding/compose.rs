@@ -4,7 +4,7 @@
 use super::empty_lookup::{read_epoch, string_at, string_list};
 use super::family::findings_to_js;
 use super::js::{Handle, IsArray, Js};
-use crate::dangling_reference::{self as core, ServedTool};
+use crate::checks::dangling_reference::{self as core, ServedTool};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;

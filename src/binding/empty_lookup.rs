@@ -12,7 +12,7 @@
 use super::family::{findings_to_js, ContextError, Disposition};
 use super::js::{Handle, IsArray, Js};
 use super::live::{LiveArgs, LiveGrounds};
-use crate::empty_lookup::{self as core, ground::is_declared_ground, CallParts};
+use crate::checks::empty_lookup::{self as core, ground::is_declared_ground, CallParts};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;

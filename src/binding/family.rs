@@ -2,7 +2,7 @@
 //! witnesses) and the one place a core finding becomes a JavaScript object.
 
 use super::js::{Handle, Js};
-use crate::finding::{
+use crate::checks::finding::{
     Assertion as CoreAssertion, ContextError as CoreContextError, SubjectRef as CoreSubject,
 };
 use napi::bindgen_prelude::Utf16String;

@@ -6,7 +6,7 @@
 //! after it.
 
 use super::js::{Handle, IsArray, Js};
-use crate::empty_lookup::{
+use crate::checks::empty_lookup::{
     ground::{GroundText, Grounding, Lowered, Texts},
     walk::{ArgsTree, Node, MAX_WALKED_VALUES},
 };

@@ -1,6 +1,6 @@
 use super::*;
-use crate::js_string::units;
-use crate::walk::tests::{list, record, s, Arg, Plain, TooMany};
+use crate::checks::text::js_string::units;
+use crate::checks::walk::tests::{list, record, s, Arg, Plain, TooMany};
 
 fn text(units: &[u16]) -> String {
     String::from_utf16(units).expect("well-formed test text")
@@ -253,8 +253,8 @@ fn lone_surrogates_survive_into_the_finding() {
 
 mod grounds_and_corpus {
     use super::*;
-    use crate::corpus::ProducedCorpus;
-    use crate::ground::{narrow_lowered_into, ByteRanks, Lowered, Needle, Quote};
+    use crate::checks::corpus::ProducedCorpus;
+    use crate::checks::text::ground::{narrow_lowered_into, ByteRanks, Lowered, Needle, Quote};
 
     fn needle(text: &str) -> Needle {
         Needle::of_leaf(&units(text)).expect("past the fence")

@@ -8,7 +8,7 @@
 //! judging it against the in-window entries, in push order: the same texts,
 //! the same first ground for each needle. What changes is the cost: a check
 //! pays only for its own searches, which a sketch of each long ASCII text
-//! ([`crate::sketch`]) cuts short for most texts that cannot hold the
+//! ([`crate::checks::text::sketch`]) cuts short for most texts that cannot hold the
 //! needle.
 //!
 //! Besides the texts the corpus keeps, per tool name, how many of its
@@ -26,8 +26,8 @@
 //! record (its text is freed; older evicted entries are let go entirely);
 //! each distinct tool name once. The original text is not kept.
 
-use crate::ground::{is_declared_ground, GroundText, Grounding, Lowered, Texts};
-use crate::sketch::GramSketch;
+use crate::checks::text::ground::{is_declared_ground, GroundText, Grounding, Lowered, Texts};
+use crate::checks::text::sketch::GramSketch;
 use std::collections::HashMap;
 
 /// Who put a message in front of the model.
@@ -405,7 +405,7 @@ impl<E> Grounding<E> for CorpusTexts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::js_string::{to_lower, units};
+    use crate::checks::text::js_string::{to_lower, units};
 
     /// What a scan of `texts` shows, in order: each text's entry index and
     /// lowered units.

@@ -10,9 +10,9 @@
 //! ground. Any other text keeps its UTF-16 units. Either way the answer is
 //! the plain substring test of the rules.
 
-use crate::sketch::{GramSketch, NeedleGrams};
+use crate::checks::text::sketch::{GramSketch, NeedleGrams};
 
-use crate::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
+use crate::checks::text::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
 use memchr::arch::all::packedpair::HeuristicFrequencyRank;
 use memchr::memmem::{Finder, FinderBuilder};
 use std::cell::OnceCell;

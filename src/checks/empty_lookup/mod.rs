@@ -24,11 +24,12 @@
 //! What it cannot know is [`EMPTY_LOOKUP_CEILING`].
 
 // The pieces every check shares, where they were first written.
-pub use crate::finding::{Assertion, Disposition, SubjectRef};
-pub use crate::ground::{MAX_QUOTED_UNITS, MIN_CHECKED_LENGTH};
-pub use crate::{corpus, ground, sketch, walk};
+pub use crate::checks::finding::{Assertion, Disposition, SubjectRef};
+pub use crate::checks::text::ground::{MAX_QUOTED_UNITS, MIN_CHECKED_LENGTH};
+pub use crate::checks::text::{ground, sketch};
+pub use crate::checks::{corpus, walk};
 
-use crate::finding::{ContextError, Seam};
+use crate::checks::finding::{ContextError, Seam};
 use ground::{first_holders, is_declared_ground, Grounding, Grounds, Needle, Quote};
 use walk::{walk_string_leaves, ArgsTree};
 
@@ -260,7 +261,7 @@ call, changed its result, or retried anything.";
         ("message", MESSAGE),
     ];
 
-    pub use crate::finding::fill;
+    pub use crate::checks::finding::fill;
 }
 
 /// The call a finding is about, and what its lookup came back with.
@@ -277,8 +278,8 @@ impl Consumer<'_> {
         let consumer = SubjectRef::tool(consumer_name);
         let producer = SubjectRef::tool(producer_name);
         let predicate = join.path.clone();
-        let empty = crate::js_string::units(shape.empty_phrase());
-        let ceiling = crate::js_string::units(EMPTY_LOOKUP_CEILING);
+        let empty = crate::checks::text::js_string::units(shape.empty_phrase());
+        let ceiling = crate::checks::text::js_string::units(EMPTY_LOOKUP_CEILING);
         let quoted = join.quote.text(&join.units);
         let fill = |template: &str| {
             prose::fill(template, |slot| match slot {

@@ -16,8 +16,8 @@
 //! It knows tool names, never values, and withholds nothing. The rules are
 //! agentfootprint's; `DANGLING_REFERENCE.md` states them.
 
-use crate::finding::{fill, Assertion, ContextError, Disposition, Seam, SubjectRef};
-use crate::js_string::units;
+use crate::checks::finding::{fill, Assertion, ContextError, Disposition, Seam, SubjectRef};
+use crate::checks::text::js_string::units;
 
 /// The kind every finding of this check carries.
 pub const KIND: &str = "dangling-reference";
@@ -125,7 +125,7 @@ fn finding(tool: &ServedTool, missing: &[&Vec<u16>], epoch: f64) -> ContextError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::js_string::units as u;
+    use crate::checks::text::js_string::units as u;
 
     fn text(units: &[u16]) -> String {
         String::from_utf16(units).unwrap()
