@@ -12,7 +12,8 @@
 use super::family::{findings_to_js, ContextError, Disposition};
 use super::js::{Handle, IsArray, Js};
 use super::live::{LiveArgs, LiveGrounds};
-use crate::checks::empty_lookup::{self as core, ground::is_declared_ground, CallParts};
+use crate::checks::empty_lookup::{self as core, CallParts};
+use crate::checks::text::ground::is_declared_ground;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;

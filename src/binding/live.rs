@@ -6,10 +6,8 @@
 //! after it.
 
 use super::js::{Handle, IsArray, Js};
-use crate::checks::empty_lookup::{
-    ground::{GroundText, Grounding, Lowered, Texts},
-    walk::{ArgsTree, Node, MAX_WALKED_VALUES},
-};
+use crate::checks::text::ground::{GroundText, Grounding, Lowered, Texts};
+use crate::checks::walk::{ArgsTree, Node, MAX_WALKED_VALUES};
 use napi::{Result, ValueType};
 
 /// Texts of a call as live strings, each with its index: read and

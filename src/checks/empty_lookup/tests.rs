@@ -347,7 +347,7 @@ mod grounds_and_corpus {
     #[test]
     fn prose_fills_slots_and_keeps_the_rest() {
         let value = units("{path}");
-        let filled = prose::fill("a {path} b {call}", |slot| if slot == "path" { &value } else { &[] });
+        let filled = fill("a {path} b {call}", |slot| if slot == "path" { &value } else { &[] });
         assert_eq!(text(&filled), "a {path} b ");
         for (name, template) in prose::TEMPLATES {
             assert!(!template.contains("{ceiling}") || name == "message");
