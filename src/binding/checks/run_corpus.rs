@@ -1,13 +1,13 @@
 //! `RunCorpus`: one run's messages, pushed once each, with the window's
 //! evictions, and the three checks judged on it.
 
-use super::choice::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
-use super::compose::read_served_tools;
+use super::dangling_reference::read_served_tools;
 use super::empty_lookup::{encounter_to_js, read_call_parts, read_epoch, read_reading, string_at};
-use super::family::findings_to_js;
-use super::family::Disposition;
-use super::js::{IsArray, Js};
+use super::findings::findings_to_js;
+use super::findings::Disposition;
 use super::live::{LiveArgs, LiveTexts};
+use super::unsupported_argument::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
+use crate::binding::napi::{IsArray, Js};
 use crate::checks::corpus::{self as core, Role};
 use crate::checks::dangling_reference as compose;
 use crate::checks::empty_lookup as write;

@@ -1,7 +1,7 @@
 //! The family's shared typings (dispositions, seams, findings and their
 //! witnesses) and the one place a core finding becomes a JavaScript object.
 
-use super::js::{Handle, Js};
+use crate::binding::napi::{Handle, Js};
 use crate::checks::finding::{
     Assertion as CoreAssertion, ContextError as CoreContextError, SubjectRef as CoreSubject,
 };

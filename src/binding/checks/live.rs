@@ -5,7 +5,7 @@
 //! scan reaches them). All of them live for one call and keep nothing
 //! after it.
 
-use super::js::{Handle, IsArray, Js};
+use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::text::ground::{GroundText, Grounding, Lowered, Texts};
 use crate::checks::walk::{ArgsTree, Node, MAX_WALKED_VALUES};
 use napi::{Result, ValueType};

@@ -9,9 +9,9 @@
 //! once, calls the core, and builds the answer once; nothing is kept
 //! between calls.
 
-use super::family::{findings_to_js, ContextError, Disposition};
-use super::js::{Handle, IsArray, Js};
+use super::findings::{findings_to_js, ContextError, Disposition};
 use super::live::{LiveArgs, LiveGrounds};
+use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::empty_lookup::{self as core, CallParts};
 use crate::checks::text::ground::is_declared_ground;
 use napi::bindgen_prelude::Unknown;

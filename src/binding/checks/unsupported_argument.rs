@@ -7,9 +7,9 @@
 //! the search reaches it.
 
 use super::empty_lookup::{read_call_parts, read_epoch, string_list};
-use super::family::findings_to_js;
-use super::js::{Handle, IsArray, Js};
+use super::findings::findings_to_js;
 use super::live::{LiveArgs, LiveTexts};
+use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::finding::Disposition;
 use crate::checks::unsupported_argument::{self as core, Choice, ExternalGround as CoreExternal, Frame};
 use napi::bindgen_prelude::Unknown;

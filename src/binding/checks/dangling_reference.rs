@@ -2,8 +2,8 @@
 //! `RunCorpus.danglingReferencesOf` shares with it.
 
 use super::empty_lookup::{read_epoch, string_at, string_list};
-use super::family::findings_to_js;
-use super::js::{Handle, IsArray, Js};
+use super::findings::findings_to_js;
+use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::dangling_reference::{self as core, ServedTool};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};

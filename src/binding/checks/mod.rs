@@ -1,0 +1,10 @@
+//! The checks' exports, one file per check of `crate::checks` under the
+//! same name, with the run corpus's class, the findings every check
+//! returns, and the live values they read.
+
+mod dangling_reference;
+mod empty_lookup;
+mod findings;
+mod live;
+mod run_corpus;
+mod unsupported_argument;
