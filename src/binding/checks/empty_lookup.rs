@@ -12,7 +12,7 @@
 use super::findings::{findings_to_js, ContextError, Disposition};
 use super::live::{LiveArgs, LiveGrounds};
 use crate::binding::napi::{Handle, IsArray, Js};
-use crate::checks::empty_lookup::{self as core, CallParts};
+use crate::checks::empty_lookup::{self, CallParts};
 use crate::checks::text::ground::is_declared_ground;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
@@ -23,7 +23,7 @@ use std::ffi::CStr;
 /// can be perfectly true, so a finding is a place to look, never a verdict.
 /// Every finding's message quotes it verbatim.
 #[napi]
-pub const EMPTY_LOOKUP_CEILING: &str = core::EMPTY_LOOKUP_CEILING;
+pub const EMPTY_LOOKUP_CEILING: &str = empty_lookup::EMPTY_LOOKUP_CEILING;
 
 /// What could be read about a finished lookup's result.
 // Declared for the typings; values are built in `to_js` in agentfootprint's property order.
@@ -125,11 +125,11 @@ pub fn read_lookup_result<'env>(
         let first = js.get(value, c"length")?;
         let empty = js.type_of(first)? == ValueType::Number && js.f64(first)? == 0.0;
         let rows = js.get(value, c"length")?;
-        let shape = js.str(core::Shape::Rowset.as_str())?;
+        let shape = js.str(empty_lookup::Shape::Rowset.as_str())?;
         let reading = js.object(&[(c"shape", shape), (c"empty", js.boolean(empty)?), (c"rows", rows)])?;
         return Ok(js.unknown(reading));
     };
-    let reading = match core::read_lookup_result(declared_absence, array_length) {
+    let reading = match empty_lookup::read_lookup_result(declared_absence, array_length) {
         Some(reading) => reading_to_js(js, reading)?,
         None => js.undefined()?,
     };
@@ -168,7 +168,7 @@ pub fn empty_lookup_of<'env>(
     let epoch = read_epoch(js, "emptyLookupOf", epoch)?;
     let reading = read_reading(js, "emptyLookupOf", call)?;
 
-    let encounter = core::empty_lookup_with(&mut args, reading, epoch, |args| {
+    let encounter = empty_lookup::empty_lookup_with(&mut args, reading, epoch, |args| {
         let parts = read_call_parts(js, "emptyLookupOf", "call", call, args)?;
         let mut grounds = LiveGrounds::new(js);
         for i in 0..args.is_array.len(produced)? {
@@ -252,7 +252,7 @@ pub(super) fn string_list(js: Js, is_array: &mut IsArray, list: Handle, what: &s
 
 /// `call.reading`: `undefined`, or an object with a boolean `empty` and a
 /// known `shape`.
-pub(super) fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<core::Reading>> {
+pub(super) fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<empty_lookup::Reading>> {
     let reading = js.get(call, c"reading")?;
     match js.type_of(reading)? {
         ValueType::Undefined => return Ok(None),
@@ -273,8 +273,8 @@ pub(super) fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<cor
     let shape = js.get(reading, c"shape")?;
     let shape = match js.type_of(shape)? {
         ValueType::String => match String::from_utf16_lossy(&js.utf16(shape)?).as_str() {
-            "rowset" => Some(core::Shape::Rowset),
-            "absence" => Some(core::Shape::Absence),
+            "rowset" => Some(empty_lookup::Shape::Rowset),
+            "absence" => Some(empty_lookup::Shape::Absence),
             _ => None,
         },
         _ => None,
@@ -283,12 +283,12 @@ pub(super) fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<cor
         return Err(js.type_error(&format!("{who}: call.reading.shape must be 'rowset' or 'absence'")));
     };
     // The count is informative only; the check never reads it.
-    Ok(Some(core::Reading { shape, empty, rows: None }))
+    Ok(Some(empty_lookup::Reading { shape, empty, rows: None }))
 }
 
 /// The reading as agentfootprint builds it: `{ shape, empty, rows }`, with
 /// no `rows` key at all for an absence.
-fn reading_to_js(js: Js, reading: core::Reading) -> Result<Handle> {
+fn reading_to_js(js: Js, reading: empty_lookup::Reading) -> Result<Handle> {
     let shape = js.str(reading.shape.as_str())?;
     let empty = js.boolean(reading.empty)?;
     match reading.rows {
@@ -299,7 +299,7 @@ fn reading_to_js(js: Js, reading: core::Reading) -> Result<Handle> {
 
 /// The encounter with agentfootprint's keys in its order, so that
 /// `JSON.stringify` of a result is the same on both sides.
-pub(super) fn encounter_to_js(js: Js, encounter: &core::Encounter) -> Result<Handle> {
+pub(super) fn encounter_to_js(js: Js, encounter: &empty_lookup::Encounter) -> Result<Handle> {
     js.object(&[
         (c"findings", findings_to_js(js, &encounter.findings)?),
         (c"disposition", js.str(encounter.disposition.as_str())?),

@@ -1,5 +1,6 @@
-//! The family's shared typings (dispositions, seams, findings and their
-//! witnesses) and the one place a core finding becomes a JavaScript object.
+//! The typings every check shares (dispositions, seams, findings and their
+//! witnesses, as agentfootprint's family of checks names them) and the one
+//! place a core finding becomes a JavaScript object.
 
 use crate::binding::napi::{Handle, Js};
 use crate::checks::finding::{

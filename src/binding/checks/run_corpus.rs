@@ -8,11 +8,10 @@ use super::findings::Disposition;
 use super::live::{LiveArgs, LiveTexts};
 use super::unsupported_argument::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
 use crate::binding::napi::{IsArray, Js};
-use crate::checks::corpus::{self as core, Role};
-use crate::checks::dangling_reference as compose;
-use crate::checks::empty_lookup as write;
+use crate::checks::corpus::{self, Role};
 use crate::checks::text::ground::Then;
-use crate::checks::unsupported_argument::{self as choice, Frame};
+use crate::checks::unsupported_argument::Frame;
+use crate::checks::{dangling_reference, empty_lookup, unsupported_argument};
 use napi::bindgen_prelude::{ObjectFinalize, Unknown};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -96,7 +95,7 @@ pub struct DanglingReferencesEncounter {
 /// before it is evicted too; each tool name once. `clear()` frees it all.
 #[napi(custom_finalize)]
 pub struct RunCorpus {
-    inner: core::RunCorpus,
+    inner: corpus::RunCorpus,
     /// The native memory last reported to V8 for this corpus, in bytes.
     reported: i64,
 }
@@ -133,7 +132,7 @@ impl RunCorpus {
     #[napi(constructor, catch_unwind)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        RunCorpus { inner: core::RunCorpus::new(), reported: 0 }
+        RunCorpus { inner: corpus::RunCorpus::new(), reported: 0 }
     }
 
     /// Appends one message as it enters the history and returns its id: 0
@@ -285,7 +284,7 @@ impl RunCorpus {
         }
         let epoch = read_epoch(js, who, epoch.raw())?;
         let reading = read_reading(js, who, call)?;
-        let encounter = write::empty_lookup_with(&mut LiveArgs::new(js), reading, epoch, |args| {
+        let encounter = empty_lookup::empty_lookup_with(&mut LiveArgs::new(js), reading, epoch, |args| {
             let parts = read_call_parts(js, who, "call", call, args)?;
             let grounds = self.inner.grounds(&parts.arguments_from);
             Ok((parts, grounds))
@@ -363,13 +362,13 @@ impl RunCorpus {
         let tools = read_served_tools(js, who, served_tools.raw())?;
         let epoch = read_epoch(js, who, epoch.raw())?;
         let inner = &self.inner;
-        let findings = compose::dangling_references_of::<napi::Error>(
+        let findings = dangling_reference::dangling_references_of::<napi::Error>(
             &tools,
             |name| Ok(inner.was_dropped(name)),
             |name| Ok(inner.is_present(name)),
             epoch,
         )?;
-        let disposition = compose::disposition(&tools, inner.dropped_any(), &findings);
+        let disposition = dangling_reference::disposition(&tools, inner.dropped_any(), &findings);
         Ok(js.unknown(js.object(&[
             (c"findings", findings_to_js(js, &findings)?),
             (c"disposition", js.str(disposition.as_str())?),
@@ -392,7 +391,7 @@ impl RunCorpus {
         let (calls, request) = (calls.raw(), request.raw());
         let mut args = LiveArgs::new(js);
         let (count, epoch) = read_calls_and_epoch(js, who, &mut args.is_array, calls, epoch.raw())?;
-        let answer = choice::unsupported_arguments_of(
+        let answer = unsupported_argument::unsupported_arguments_of(
             &mut args,
             count,
             |args| {
@@ -430,7 +429,7 @@ impl RunCorpus {
             |args, i| read_choice(js, who, args, calls, i),
             epoch,
         )?;
-        let disposition = choice::disposition(count, &answer);
+        let disposition = unsupported_argument::disposition(count, &answer);
         Ok(js.unknown(answer_to_js(js, &answer, Some(disposition), with_calls)?))
     }
 }

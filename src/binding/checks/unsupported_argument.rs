@@ -11,7 +11,7 @@ use super::findings::findings_to_js;
 use super::live::{LiveArgs, LiveTexts};
 use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::finding::Disposition;
-use crate::checks::unsupported_argument::{self as core, Choice, ExternalGround as CoreExternal, Frame};
+use crate::checks::unsupported_argument::{self, Choice, ExternalGround as CoreExternal, Frame};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -120,7 +120,7 @@ pub fn unsupported_arguments_of<'env>(
     let (calls, corpus) = (calls.raw(), corpus.raw());
     let mut args = LiveArgs::new(js);
     let (count, epoch) = read_calls_and_epoch(js, who, &mut args.is_array, calls, epoch.raw())?;
-    let answer = core::unsupported_arguments_of(
+    let answer = unsupported_argument::unsupported_arguments_of(
         &mut args,
         count,
         |args| {
@@ -263,7 +263,7 @@ pub(super) fn usable_external(js: Js, is_array: &mut IsArray, external: Handle) 
 /// the corpus method answers, and `findingCalls` after that when asked.
 pub(super) fn answer_to_js(
     js: Js,
-    answer: &core::UnsupportedArguments,
+    answer: &unsupported_argument::UnsupportedArguments,
     disposition: Option<Disposition>,
     with_calls: bool,
 ) -> Result<Handle> {
