@@ -1,8 +1,8 @@
 //! `danglingReferencesOf`, with agentfootprint's typings, and the reader
 //! `RunCorpus.danglingReferencesOf` shares with it.
 
-use super::empty_lookup::{read_epoch, string_at, string_list};
 use super::findings::findings_to_js;
+use super::read::{read_epoch, string_at, string_list};
 use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::dangling_reference::{self, ServedTool};
 use napi::bindgen_prelude::Unknown;

@@ -1,5 +1,6 @@
 //! `readLookupResult` and `emptyLookupOf`, with agentfootprint's typings,
-//! and the readers the other checks share (a call's parts, string lists).
+//! and the reading and encounter `RunCorpus.emptyLookupOf` shares with
+//! them.
 //!
 //! The call is received as a raw JavaScript object and read by hand: its
 //! `reading` key is required but may hold `undefined`, which no derived
@@ -11,13 +12,13 @@
 
 use super::findings::{findings_to_js, ContextError, Disposition};
 use super::live::{LiveArgs, LiveGrounds};
+use super::read::{read_call_parts, read_epoch, string_at};
 use crate::binding::napi::{Handle, IsArray, Js};
-use crate::checks::empty_lookup::{self, CallParts};
+use crate::checks::empty_lookup;
 use crate::checks::text::ground::is_declared_ground;
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
-use std::ffi::CStr;
 
 /// The ceiling of the check, as one string with one owner: an empty result
 /// can be perfectly true, so a finding is a place to look, never a verdict.
@@ -191,63 +192,6 @@ pub fn empty_lookup_of<'env>(
         Ok((parts, grounds))
     })?;
     Ok(js.unknown(encounter_to_js(js, &encounter)?))
-}
-
-/// `epoch`, which must be a number; `who` names the caller in the error.
-pub(super) fn read_epoch(js: Js, who: &str, epoch: Handle) -> Result<f64> {
-    if js.type_of(epoch)? != ValueType::Number {
-        return Err(js.wrong_type(&format!("{who}: epoch"), "a number", epoch));
-    }
-    js.f64(epoch)
-}
-
-/// `owner.name`, which must be a string; `what` names it in the error.
-pub(super) fn string_at(js: Js, owner: Handle, name: &CStr, what: &dyn Fn() -> String) -> Result<Vec<u16>> {
-    let value = js.get(owner, name)?;
-    if js.type_of(value)? != ValueType::String {
-        return Err(js.wrong_type(&what(), "a string", value));
-    }
-    js.utf16(value)
-}
-
-/// Reads and checks the parts of `call` past its reading, in the order
-/// agentfootprint reads them; `who` names the caller in errors.
-pub(super) fn read_call_parts(
-    js: Js,
-    who: &str,
-    name: &str,
-    call: Handle,
-    args: &mut LiveArgs,
-) -> Result<CallParts<Handle>> {
-    let bad =
-        |what: &str, must: &str, value: Handle| js.wrong_type(&format!("{who}: {name}.{what}"), must, value);
-    let tool_name = string_at(js, call, c"toolName", &|| format!("{who}: {name}.toolName"))?;
-    let tool_call_id = string_at(js, call, c"toolCallId", &|| format!("{who}: {name}.toolCallId"))?;
-    let call_args = js.get(call, c"args")?;
-    if js.type_of(call_args)? != ValueType::Object {
-        return Err(bad("args", "an object", call_args));
-    }
-    args.naming(format!("{who}: {name}.args"));
-    let from = js.get(call, c"argumentsFrom")?;
-    let arguments_from = string_list(js, &mut args.is_array, from, &format!("{who}: {name}.argumentsFrom"))?;
-    Ok(CallParts { tool_name, tool_call_id, args: call_args, arguments_from })
-}
-
-/// An array of strings (a Proxy of one included), read whole; `what` names
-/// it in the error.
-pub(super) fn string_list(js: Js, is_array: &mut IsArray, list: Handle, what: &str) -> Result<Vec<Vec<u16>>> {
-    if !is_array.test(list)? {
-        return Err(js.wrong_type(what, "an array of strings", list));
-    }
-    let mut read = Vec::new();
-    for i in 0..is_array.len(list)? {
-        let item = js.element(list, i as u32)?;
-        if js.type_of(item)? != ValueType::String {
-            return Err(js.wrong_type(&format!("{what}[{i}]"), "a string", item));
-        }
-        read.push(js.utf16(item)?);
-    }
-    Ok(read)
 }
 
 /// `call.reading`: `undefined`, or an object with a boolean `empty` and a

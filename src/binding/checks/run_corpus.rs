@@ -2,10 +2,11 @@
 //! evictions, and the three checks judged on it.
 
 use super::dangling_reference::read_served_tools;
-use super::empty_lookup::{encounter_to_js, read_call_parts, read_epoch, read_reading, string_at};
+use super::empty_lookup::{encounter_to_js, read_reading};
 use super::findings::findings_to_js;
 use super::findings::Disposition;
 use super::live::{LiveArgs, LiveTexts};
+use super::read::{read_call_parts, read_epoch, string_at};
 use super::unsupported_argument::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
 use crate::binding::napi::{IsArray, Js};
 use crate::checks::corpus::{self, Role};

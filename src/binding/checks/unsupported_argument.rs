@@ -6,9 +6,9 @@
 //! `TypeError` naming it, and a frame text is read and lowered only when
 //! the search reaches it.
 
-use super::empty_lookup::{read_call_parts, read_epoch, string_list};
 use super::findings::findings_to_js;
 use super::live::{LiveArgs, LiveTexts};
+use super::read::{read_call_parts, read_epoch, string_list};
 use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::finding::Disposition;
 use crate::checks::unsupported_argument::{self, Choice, ExternalGround as CoreExternal, Frame};
