@@ -11,11 +11,11 @@
 //! between calls.
 
 use super::findings::{findings_to_js, ContextError, Disposition};
-use super::live::{LiveArgs, LiveGrounds};
+use super::live::{LiveArgs, LiveString};
 use super::read::{read_call_parts, read_epoch, string_at};
 use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::empty_lookup;
-use crate::checks::text::ground::is_declared_ground;
+use crate::checks::text::ground::{is_declared_ground, Grounds};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -171,7 +171,7 @@ pub fn empty_lookup_of<'env>(
 
     let encounter = empty_lookup::empty_lookup_with(&mut args, reading, epoch, |args| {
         let parts = read_call_parts(js, "emptyLookupOf", "call", call, args)?;
-        let mut grounds = LiveGrounds::new(js);
+        let mut grounds = Grounds::new();
         for i in 0..args.is_array.len(produced)? {
             let entry = js.element(produced, i as u32)?;
             if js.type_of(entry)? != ValueType::Object {
@@ -186,7 +186,7 @@ pub fn empty_lookup_of<'env>(
             // Only a declared ground's text is ever read, and only when the
             // search reaches it.
             if is_declared_ground(&parts.arguments_from, &producer, js.string_len(text)?) {
-                grounds.push(i, producer, text);
+                grounds.push(i, producer, LiveString::new(js, text));
             }
         }
         Ok((parts, grounds))

@@ -5,12 +5,12 @@ use super::dangling_reference::read_served_tools;
 use super::empty_lookup::{encounter_to_js, read_reading};
 use super::findings::findings_to_js;
 use super::findings::Disposition;
-use super::live::{LiveArgs, LiveTexts};
+use super::live::{LiveArgs, LiveString};
 use super::read::{read_call_parts, read_epoch, string_at};
 use super::unsupported_argument::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
 use crate::binding::napi::{IsArray, Js};
 use crate::checks::corpus::{self, Role};
-use crate::checks::text::ground::Then;
+use crate::checks::text::ground::{HeldTexts, Then};
 use crate::checks::unsupported_argument::Frame;
 use crate::checks::{dangling_reference, empty_lookup, unsupported_argument};
 use napi::bindgen_prelude::{ObjectFinalize, Unknown};
@@ -403,10 +403,10 @@ impl RunCorpus {
                 // and lowered only if a search reaches it, after the
                 // corpus's own texts.
                 let prompt = js.get(request, c"systemPrompt")?;
-                let mut lead = LiveTexts::new(js);
+                let mut lead = HeldTexts::new();
                 match js.type_of(prompt)? {
                     ValueType::Undefined => {}
-                    ValueType::String => lead.push(0, prompt),
+                    ValueType::String => lead.push(0, LiveString::new(js, prompt)),
                     _ => {
                         return Err(js.wrong_type(
                             &format!("{who}: request.systemPrompt"),

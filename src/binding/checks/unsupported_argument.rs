@@ -7,10 +7,11 @@
 //! the search reaches it.
 
 use super::findings::findings_to_js;
-use super::live::{LiveArgs, LiveTexts};
+use super::live::{LiveArgs, LiveString};
 use super::read::{read_call_parts, read_epoch, string_list};
 use crate::binding::napi::{Handle, IsArray, Js};
 use crate::checks::finding::Disposition;
+use crate::checks::text::ground::HeldTexts;
 use crate::checks::unsupported_argument::{self, Choice, ExternalGround as CoreExternal, Frame};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
@@ -209,7 +210,7 @@ fn live_strings(
     list: Handle,
     who: &str,
     what: &str,
-) -> Result<(LiveTexts, usize)> {
+) -> Result<(HeldTexts<LiveString>, usize)> {
     if !is_array.test(list)? {
         return Err(js.wrong_type(&format!("{who}: {what}"), "an array of strings", list));
     }
@@ -222,9 +223,9 @@ fn live_strings(
         }
         strings.push(text);
     }
-    let mut texts = LiveTexts::new(js);
+    let mut texts = HeldTexts::new();
     for (i, text) in strings.into_iter().enumerate().rev() {
-        texts.push(i, text);
+        texts.push(i, LiveString::new(js, text));
     }
     Ok((texts, count))
 }
