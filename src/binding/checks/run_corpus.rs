@@ -10,8 +10,6 @@ use super::read::{read_call_parts, read_epoch, string_at};
 use super::unsupported_argument::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
 use crate::binding::napi::{IsArray, Js};
 use crate::checks::corpus::{self, Role};
-use crate::checks::text::ground::{HeldTexts, Then};
-use crate::checks::unsupported_argument::Frame;
 use crate::checks::{dangling_reference, empty_lookup, unsupported_argument};
 use napi::bindgen_prelude::{ObjectFinalize, Unknown};
 use napi::{Env, JsValue, Result, ValueType};
@@ -316,7 +314,14 @@ impl RunCorpus {
         request: Unknown,
         epoch: Unknown,
     ) -> Result<Unknown<'env>> {
-        self.choices_of(env, "RunCorpus.unsupportedArgumentsOf", calls, request, epoch, false)
+        self.answer_unsupported_arguments(
+            env,
+            "RunCorpus.unsupportedArgumentsOf",
+            calls,
+            request,
+            epoch,
+            false,
+        )
     }
 
     /// `unsupportedArgumentsOf`, with one more key, `findingCalls`: the tool
@@ -335,7 +340,14 @@ impl RunCorpus {
         request: Unknown,
         epoch: Unknown,
     ) -> Result<Unknown<'env>> {
-        self.choices_of(env, "RunCorpus.unsupportedArgumentsByCallOf", calls, request, epoch, true)
+        self.answer_unsupported_arguments(
+            env,
+            "RunCorpus.unsupportedArgumentsByCallOf",
+            calls,
+            request,
+            epoch,
+            true,
+        )
     }
 
     /// Checks the tools offered in a request against the window: the same
@@ -378,8 +390,9 @@ impl RunCorpus {
 }
 
 impl RunCorpus {
-    /// The corpus's choice seam, for both of its methods.
-    fn choices_of<'env>(
+    /// Both unsupported-argument methods: the answer, with `findingCalls` when
+    /// `with_calls`.
+    fn answer_unsupported_arguments<'env>(
         &self,
         env: &'env Env,
         who: &str,
@@ -399,14 +412,13 @@ impl RunCorpus {
                 if js.type_of(request)? != ValueType::Object {
                     return Err(js.wrong_type(&format!("{who}: request"), "an object", request));
                 }
-                // The system prompt, like a stateless frame's texts, is read
-                // and lowered only if a search reaches it, after the
-                // corpus's own texts.
+                // The system prompt is the one served text the corpus does
+                // not keep: the request gives it.
                 let prompt = js.get(request, c"systemPrompt")?;
-                let mut lead = HeldTexts::new();
+                let mut served = Vec::new();
                 match js.type_of(prompt)? {
                     ValueType::Undefined => {}
-                    ValueType::String => lead.push(0, LiveString::new(js, prompt)),
+                    ValueType::String => served.push(LiveString::new(js, prompt)),
                     _ => {
                         return Err(js.wrong_type(
                             &format!("{who}: request.systemPrompt"),
@@ -416,16 +428,7 @@ impl RunCorpus {
                     }
                 }
                 let external = usable_external(js, &mut args.is_array, js.get(request, c"external")?)?;
-                let corpus_served = self.inner.served();
-                let served_count = corpus_served.len() + lead.len();
-                let assistant = self.inner.written();
-                Ok(Frame {
-                    served: Then(corpus_served, lead),
-                    served_count,
-                    assistant_count: assistant.len(),
-                    assistant,
-                    external,
-                })
+                Ok(self.inner.choice_frame(served, Vec::new(), external))
             },
             |args, i| read_choice(js, who, args, calls, i),
             epoch,

@@ -116,7 +116,8 @@ pub struct UnsupportedArguments {
 
 /// The frame a response was chosen from: what the run served, what the
 /// model wrote, and how many texts of each the frame holds (the second
-/// witness reports both counts).
+/// witness reports both counts). `RunCorpus::choice_frame` builds it, for a
+/// response judged on a run corpus and for one judged on its own alike.
 pub struct Frame<S, A> {
     pub served: S,
     pub served_count: usize,
