@@ -3,28 +3,19 @@
 //! again.
 //!
 //! Each entry is one message: its role, for a tool result the tool's name,
-//! and its text lower-cased once, when it is pushed. The corpus knows which
-//! entries are still in the window. Judging a check against the corpus is
-//! judging it against the in-window entries, in push order: the same texts,
-//! the same first ground for each needle. What changes is the cost: a check
-//! pays only for its own searches, which a sketch of each long ASCII text
-//! ([`crate::checks::text::sketch`]) cuts short for most texts that cannot hold the
-//! needle.
+//! and its text lower-cased once, when it is pushed. Judging a check against
+//! the corpus is judging it against the in-window entries, in push order:
+//! the same texts, the same first ground for each needle, so the answer is
+//! the stateless check's. Per tool name the corpus also keeps how many of
+//! its results are in the window and whether one was ever evicted, for the
+//! compose seam. [`RunCorpus::choice_frame`] is the frame the choice seam
+//! searches, for a corpus and for a response judged on its own alike.
 //!
-//! Besides the texts the corpus keeps, per tool name, how many of its
-//! results are in the window and whether one was ever evicted: what the
-//! compose seam asks.
-//!
-//! Everything happens on the caller's thread, inside the call that asks for
-//! it. The corpus keeps nothing anywhere but in itself, and
-//! [`RunCorpus::clear`] or dropping it frees all of it.
-//!
-//! Memory: per entry in the window, its lower-cased text (one byte per
-//! UTF-16 unit when the text is ASCII, two otherwise), for ASCII text of 512
-//! units or more a sketch of one to two bits per unit, and a small fixed
-//! record; per evicted entry newer than the oldest in-window one, only the
-//! record (its text is freed; older evicted entries are let go entirely);
-//! each distinct tool name once. The original text is not kept.
+//! Memory: per entry in the window, its lowered text and, for long ASCII
+//! text, a sketch; per evicted entry newer than the oldest in-window one,
+//! a small record; each tool name once. Nothing is kept anywhere but in
+//! the corpus, and [`RunCorpus::clear`] or dropping it frees all of it.
+//! docs/design-checks.md has the reasoning and the sizes.
 
 use crate::checks::text::ground::{
     is_declared_ground, GroundText, Grounding, HeldTexts, Lowered, Texts, Then,

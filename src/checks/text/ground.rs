@@ -2,13 +2,10 @@
 //! is searched for. Every check that asks "was this value served?" asks it
 //! through here, so they agree on the fence, the lowering and the quoting.
 //!
-//! A ground is a declared producer's non-empty result, lower-cased exactly as
-//! `String.prototype.toLowerCase` would. Most tool output is ASCII, and for
-//! ASCII the lower-casing is a byte map and every needle that can occur in it
-//! is ASCII too; so such a text is kept one byte per unit and searched with
-//! `memchr`'s byte finder, which is built once per needle and reused for every
-//! ground. Any other text keeps its UTF-16 units. Either way the answer is
-//! the plain substring test of the rules.
+//! A text is lower-cased exactly as `String.prototype.toLowerCase` would,
+//! and kept one byte per unit when it is ASCII (searched with `memchr`'s
+//! byte finder), as UTF-16 units otherwise; either way the answer is the
+//! plain substring test of the rules. docs/design-checks.md says why.
 
 use crate::checks::text::sketch::{GramSketch, NeedleGrams};
 
