@@ -387,15 +387,6 @@ impl<T> HeldTexts<T> {
     pub fn push(&mut self, index: usize, text: T) {
         self.texts.push((index, text));
     }
-
-    /// How many texts it holds.
-    pub fn len(&self) -> usize {
-        self.texts.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.texts.is_empty()
-    }
 }
 
 impl<T> Default for HeldTexts<T> {
