@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use seamguard::js_string::{clip, contains, find, to_lower, trim, units};
+use seamguard::checks::text::js_string::{clip, contains, find, to_lower, trim, units};
 
 fn config(cases: u32) -> Config {
     Config { cases, rng_seed: RngSeed::Fixed(0x0015_7A1C), failure_persistence: None, ..Config::default() }

@@ -12,12 +12,13 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use seamguard::empty_lookup::walk::{ArgsTree, Node};
-use seamguard::empty_lookup::{
-    empty_lookup_of, read_lookup_result, CallParts, Disposition, Encounter, Produced, EMPTY_LOOKUP_CEILING,
-    MIN_CHECKED_LENGTH,
+use seamguard::checks::empty_lookup::{
+    empty_lookup_of, read_lookup_result, CallParts, Encounter, Produced, EMPTY_LOOKUP_CEILING,
 };
-use seamguard::js_string::{contains, to_lower, trim, units};
+use seamguard::checks::finding::Disposition;
+use seamguard::checks::text::ground::MIN_CHECKED_LENGTH;
+use seamguard::checks::text::js_string::{contains, to_lower, trim, units};
+use seamguard::checks::walk::{ArgsTree, Node};
 
 /// Units where the JavaScript rules are easy to get wrong: case pairs,
 /// final sigma, dotted capital I, whitespace trim removes and U+0085 that it

@@ -10,7 +10,7 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use seamguard::empty_lookup::sketch::{GramSketch, NeedleGrams, MIN_SKETCHED_TEXT};
+use seamguard::checks::text::sketch::{GramSketch, NeedleGrams, MIN_SKETCHED_TEXT};
 
 const ALPHABET: &[u8] = b"ab09z:-/._@ \n\"\",{}[]\\|=\t";
 

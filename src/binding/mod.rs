@@ -4,11 +4,6 @@
 //! nothing is kept between calls but what the objects a user holds (a
 //! `RunCorpus`, a `ScaffoldingFilter`) keep.
 
-mod choice;
-mod compose;
-mod corpus;
-mod empty_lookup;
-mod family;
-mod js;
-mod live;
+mod checks;
+mod napi;
 mod scaffolding;

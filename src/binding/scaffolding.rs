@@ -21,7 +21,7 @@ use std::ffi::{CStr, CString};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-use super::js::{Handle, IsArray, Js};
+use super::napi::{Handle, IsArray, Js};
 use napi::bindgen_prelude::*;
 use napi::{sys, Env, Unknown, ValueType};
 use napi_derive::napi;

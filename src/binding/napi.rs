@@ -1,16 +1,12 @@
 //! The few raw Node-API operations the binding needs, each checked.
 //!
-//! napi-rs's typed conversions serve where a value's type is fixed (the
-//! filter's chunk and answers, the class methods). They cannot say what the
-//! write seam needs: its arguments are objects whose shape the caller
-//! controls, read exactly as JavaScript reads them (getters and Proxy traps
-//! run, in the rules' order, and a value of the wrong type is an error that
-//! names the field), and its answers must have agentfootprint's key order,
-//! where napi-rs's derived objects put optional keys last. So those are read
-//! and built here, on raw handles. Every operation returns napi's status as
-//! an error; when JavaScript threw (a getter, a Proxy trap), the error is
-//! `PendingException` and the original exception is what reaches the
-//! caller. Nothing here outlives the call it is used in.
+//! The checks read their arguments by hand, exactly as JavaScript reads
+//! them, and build their answers in agentfootprint's key order, which
+//! napi-rs's typed conversions cannot do (docs/design.md says why);
+//! they do it on raw handles, through here. Every operation returns napi's
+//! status as an error; when JavaScript threw (a getter, a Proxy trap), the
+//! error is `PendingException` and the original exception is what reaches
+//! the caller. Nothing here outlives the call it is used in.
 
 use napi::{check_status, sys, Env, Error, Result, Status, ValueType};
 use std::ffi::{CStr, CString};

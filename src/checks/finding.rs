@@ -7,7 +7,7 @@
 //! `kind, seam, subjects, predicate?, witnesses, epoch, advisory?, message`,
 //! with `predicate` and `advisory` present only when the check sets them.
 
-use crate::js_string::push_str;
+use crate::checks::text::js_string::push_str;
 
 /// The ledger row an encounter files: "nothing found" and "nothing checked"
 /// are different states.

@@ -1,6 +1,6 @@
 use super::*;
-use crate::ground::Lowered;
-use crate::walk::tests::{list, record, s, Arg, Plain, TooMany};
+use crate::checks::text::ground::Lowered;
+use crate::checks::walk::tests::{list, record, s, Arg, Plain, TooMany};
 
 fn text(units: &[u16]) -> String {
     String::from_utf16(units).unwrap()
@@ -12,7 +12,7 @@ struct Plainly(Vec<Lowered>);
 impl Texts<TooMany> for Plainly {
     fn scan(
         &mut self,
-        visit: &mut dyn FnMut(usize, crate::ground::GroundText<'_>) -> bool,
+        visit: &mut dyn FnMut(usize, crate::checks::text::ground::GroundText<'_>) -> bool,
     ) -> Result<(), TooMany> {
         for (i, t) in self.0.iter().enumerate() {
             if !visit(i, t.as_ground()) {

@@ -1,8 +1,9 @@
-//! The family's shared typings (dispositions, seams, findings and their
-//! witnesses) and the one place a core finding becomes a JavaScript object.
+//! The typings every check shares (dispositions, seams, findings and their
+//! witnesses, as agentfootprint's family of checks names them) and the one
+//! place a core finding becomes a JavaScript object.
 
-use super::js::{Handle, Js};
-use crate::finding::{
+use crate::binding::napi::{Handle, Js};
+use crate::checks::finding::{
     Assertion as CoreAssertion, ContextError as CoreContextError, SubjectRef as CoreSubject,
 };
 use napi::bindgen_prelude::Utf16String;

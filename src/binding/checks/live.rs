@@ -1,87 +1,31 @@
 //! A call's live JavaScript values as the core reads them: its arguments
 //! ([`LiveArgs`], walked as `Object.entries` and `Array.isArray` see them,
 //! getters, Proxy traps and cycles included) and the texts it is judged
-//! against as live strings ([`LiveTexts`], [`LiveGrounds`], read when the
-//! scan reaches them). All of them live for one call and keep nothing
-//! after it.
+//! against as live strings ([`LiveString`], read when the scan reaches
+//! them). All of them live for one call and keep nothing after it.
 
-use super::js::{Handle, IsArray, Js};
-use crate::empty_lookup::{
-    ground::{GroundText, Grounding, Lowered, Texts},
-    walk::{ArgsTree, Node, MAX_WALKED_VALUES},
-};
+use crate::binding::napi::{Handle, IsArray, Js};
+use crate::checks::text::ground::HeldText;
+use crate::checks::walk::{ArgsTree, Node, MAX_WALKED_VALUES};
 use napi::{Result, ValueType};
 
-/// Texts of a call as live strings, each with its index: read and
-/// lower-cased when the scan reaches it, through buffers of this call.
-pub(super) struct LiveTexts {
+/// A string of the call, checked to be one, which the core reads only
+/// when a scan reaches it.
+pub(super) struct LiveString {
     js: Js,
-    texts: Vec<(usize, Handle)>,
+    text: Handle,
 }
 
-impl LiveTexts {
-    pub(super) fn new(js: Js) -> Self {
-        LiveTexts { js, texts: Vec::new() }
-    }
-
-    /// Adds a string the caller has checked is one.
-    pub(super) fn push(&mut self, index: usize, text: Handle) {
-        self.texts.push((index, text));
-    }
-
-    /// How many texts it holds.
-    pub(super) fn len(&self) -> usize {
-        self.texts.len()
+impl LiveString {
+    /// `text`, which the caller has checked is a string.
+    pub(super) fn new(js: Js, text: Handle) -> Self {
+        LiveString { js, text }
     }
 }
 
-impl Texts<napi::Error> for LiveTexts {
-    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<()> {
-        let mut units = Vec::new();
-        let mut lowered = Lowered::Ascii(Vec::new());
-        for &(index, text) in &self.texts {
-            self.js.utf16_into(text, &mut units)?;
-            lowered.lower_from(&units);
-            if !visit(index, lowered.as_ground()) {
-                break;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A call's declared grounds as live strings, with their producers.
-pub(super) struct LiveGrounds {
-    texts: LiveTexts,
-    producers: Vec<Vec<u16>>,
-}
-
-impl LiveGrounds {
-    pub(super) fn new(js: Js) -> Self {
-        LiveGrounds { texts: LiveTexts::new(js), producers: Vec::new() }
-    }
-
-    /// Adds result `index` of `producer`.
-    pub(super) fn push(&mut self, index: usize, producer: Vec<u16>, text: Handle) {
-        self.texts.push(index, text);
-        self.producers.push(producer);
-    }
-}
-
-impl Texts<napi::Error> for LiveGrounds {
-    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<()> {
-        self.texts.scan(visit)
-    }
-}
-
-impl Grounding<napi::Error> for LiveGrounds {
-    fn is_unreachable(&self) -> bool {
-        self.producers.is_empty()
-    }
-
-    fn producer(&self, index: usize) -> &[u16] {
-        let at = self.texts.texts.iter().position(|&(known, _)| known == index);
-        &self.producers[at.expect("an index the scan showed")]
+impl HeldText<napi::Error> for LiveString {
+    fn read_into(&self, units: &mut Vec<u16>) -> Result<()> {
+        self.js.utf16_into(self.text, units)
     }
 }
 

@@ -87,7 +87,9 @@ impl LeafPath {
                 dotted.push(u16::from(b'.'));
             }
             match segment {
-                Segment::Index(index) => crate::js_string::push_str(&mut dotted, &index.to_string()),
+                Segment::Index(index) => {
+                    crate::checks::text::js_string::push_str(&mut dotted, &index.to_string())
+                }
                 Segment::Key(key) => dotted.extend_from_slice(key),
             }
         }
@@ -187,7 +189,7 @@ pub fn walk_string_leaves<T: ArgsTree>(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::js_string::units;
+    use crate::checks::text::js_string::units;
     use std::cell::RefCell;
     use std::rc::Rc;
 

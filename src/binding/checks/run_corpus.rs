@@ -1,18 +1,16 @@
 //! `RunCorpus`: one run's messages, pushed once each, with the window's
 //! evictions, and the three checks judged on it.
 
-use super::choice::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
-use super::compose::read_served_tools;
-use super::empty_lookup::{encounter_to_js, read_call_parts, read_epoch, read_reading, string_at};
-use super::family::findings_to_js;
-use super::family::Disposition;
-use super::js::{IsArray, Js};
-use super::live::{LiveArgs, LiveTexts};
-use crate::corpus::{self as core, Role};
-use crate::dangling_reference as compose;
-use crate::empty_lookup as write;
-use crate::ground::Then;
-use crate::unsupported_argument::{self as choice, Frame};
+use super::dangling_reference::read_served_tools;
+use super::empty_lookup::{encounter_to_js, read_reading};
+use super::findings::findings_to_js;
+use super::findings::Disposition;
+use super::live::{LiveArgs, LiveString};
+use super::read::{read_call_parts, read_epoch, string_at};
+use super::unsupported_argument::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
+use crate::binding::napi::{IsArray, Js};
+use crate::checks::corpus::{self, Role};
+use crate::checks::{dangling_reference, empty_lookup, unsupported_argument};
 use napi::bindgen_prelude::{ObjectFinalize, Unknown};
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -96,7 +94,7 @@ pub struct DanglingReferencesEncounter {
 /// before it is evicted too; each tool name once. `clear()` frees it all.
 #[napi(custom_finalize)]
 pub struct RunCorpus {
-    inner: core::RunCorpus,
+    inner: corpus::RunCorpus,
     /// The native memory last reported to V8 for this corpus, in bytes.
     reported: i64,
 }
@@ -133,7 +131,7 @@ impl RunCorpus {
     #[napi(constructor, catch_unwind)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        RunCorpus { inner: core::RunCorpus::new(), reported: 0 }
+        RunCorpus { inner: corpus::RunCorpus::new(), reported: 0 }
     }
 
     /// Appends one message as it enters the history and returns its id: 0
@@ -285,7 +283,7 @@ impl RunCorpus {
         }
         let epoch = read_epoch(js, who, epoch.raw())?;
         let reading = read_reading(js, who, call)?;
-        let encounter = write::empty_lookup_with(&mut LiveArgs::new(js), reading, epoch, |args| {
+        let encounter = empty_lookup::empty_lookup_with(&mut LiveArgs::new(js), reading, epoch, |args| {
             let parts = read_call_parts(js, who, "call", call, args)?;
             let grounds = self.inner.grounds(&parts.arguments_from);
             Ok((parts, grounds))
@@ -316,7 +314,14 @@ impl RunCorpus {
         request: Unknown,
         epoch: Unknown,
     ) -> Result<Unknown<'env>> {
-        self.choices_of(env, "RunCorpus.unsupportedArgumentsOf", calls, request, epoch, false)
+        self.answer_unsupported_arguments(
+            env,
+            "RunCorpus.unsupportedArgumentsOf",
+            calls,
+            request,
+            epoch,
+            false,
+        )
     }
 
     /// `unsupportedArgumentsOf`, with one more key, `findingCalls`: the tool
@@ -335,7 +340,14 @@ impl RunCorpus {
         request: Unknown,
         epoch: Unknown,
     ) -> Result<Unknown<'env>> {
-        self.choices_of(env, "RunCorpus.unsupportedArgumentsByCallOf", calls, request, epoch, true)
+        self.answer_unsupported_arguments(
+            env,
+            "RunCorpus.unsupportedArgumentsByCallOf",
+            calls,
+            request,
+            epoch,
+            true,
+        )
     }
 
     /// Checks the tools offered in a request against the window: the same
@@ -363,13 +375,13 @@ impl RunCorpus {
         let tools = read_served_tools(js, who, served_tools.raw())?;
         let epoch = read_epoch(js, who, epoch.raw())?;
         let inner = &self.inner;
-        let findings = compose::dangling_references_of::<napi::Error>(
+        let findings = dangling_reference::dangling_references_of::<napi::Error>(
             &tools,
             |name| Ok(inner.was_dropped(name)),
             |name| Ok(inner.is_present(name)),
             epoch,
         )?;
-        let disposition = compose::disposition(&tools, inner.dropped_any(), &findings);
+        let disposition = dangling_reference::disposition(&tools, inner.dropped_any(), &findings);
         Ok(js.unknown(js.object(&[
             (c"findings", findings_to_js(js, &findings)?),
             (c"disposition", js.str(disposition.as_str())?),
@@ -378,8 +390,9 @@ impl RunCorpus {
 }
 
 impl RunCorpus {
-    /// The corpus's choice seam, for both of its methods.
-    fn choices_of<'env>(
+    /// Both unsupported-argument methods: the answer, with `findingCalls` when
+    /// `with_calls`.
+    fn answer_unsupported_arguments<'env>(
         &self,
         env: &'env Env,
         who: &str,
@@ -392,21 +405,20 @@ impl RunCorpus {
         let (calls, request) = (calls.raw(), request.raw());
         let mut args = LiveArgs::new(js);
         let (count, epoch) = read_calls_and_epoch(js, who, &mut args.is_array, calls, epoch.raw())?;
-        let answer = choice::unsupported_arguments_of(
+        let answer = unsupported_argument::unsupported_arguments_of(
             &mut args,
             count,
             |args| {
                 if js.type_of(request)? != ValueType::Object {
                     return Err(js.wrong_type(&format!("{who}: request"), "an object", request));
                 }
-                // The system prompt, like a stateless frame's texts, is read
-                // and lowered only if a search reaches it, after the
-                // corpus's own texts.
+                // The system prompt is the one served text the corpus does
+                // not keep: the request gives it.
                 let prompt = js.get(request, c"systemPrompt")?;
-                let mut lead = LiveTexts::new(js);
+                let mut served = Vec::new();
                 match js.type_of(prompt)? {
                     ValueType::Undefined => {}
-                    ValueType::String => lead.push(0, prompt),
+                    ValueType::String => served.push(LiveString::new(js, prompt)),
                     _ => {
                         return Err(js.wrong_type(
                             &format!("{who}: request.systemPrompt"),
@@ -416,21 +428,12 @@ impl RunCorpus {
                     }
                 }
                 let external = usable_external(js, &mut args.is_array, js.get(request, c"external")?)?;
-                let corpus_served = self.inner.served();
-                let served_count = corpus_served.len() + lead.len();
-                let assistant = self.inner.written();
-                Ok(Frame {
-                    served: Then(corpus_served, lead),
-                    served_count,
-                    assistant_count: assistant.len(),
-                    assistant,
-                    external,
-                })
+                Ok(self.inner.choice_frame(served, Vec::new(), external))
             },
             |args, i| read_choice(js, who, args, calls, i),
             epoch,
         )?;
-        let disposition = choice::disposition(count, &answer);
+        let disposition = unsupported_argument::disposition(count, &answer);
         Ok(js.unknown(answer_to_js(js, &answer, Some(disposition), with_calls)?))
     }
 }

@@ -3,31 +3,25 @@
 //! again.
 //!
 //! Each entry is one message: its role, for a tool result the tool's name,
-//! and its text lower-cased once, when it is pushed. The corpus knows which
-//! entries are still in the window. Judging a check against the corpus is
-//! judging it against the in-window entries, in push order: the same texts,
-//! the same first ground for each needle. What changes is the cost: a check
-//! pays only for its own searches, which a sketch of each long ASCII text
-//! ([`crate::sketch`]) cuts short for most texts that cannot hold the
-//! needle.
+//! and its text lower-cased once, when it is pushed. Judging a check against
+//! the corpus is judging it against the in-window entries, in push order:
+//! the same texts, the same first ground for each needle, so the answer is
+//! the stateless check's. Per tool name the corpus also keeps how many of
+//! its results are in the window and whether one was ever evicted, for the
+//! compose seam. [`RunCorpus::choice_frame`] is the frame the choice seam
+//! searches, for a corpus and for a response judged on its own alike.
 //!
-//! Besides the texts the corpus keeps, per tool name, how many of its
-//! results are in the window and whether one was ever evicted: what the
-//! compose seam asks.
-//!
-//! Everything happens on the caller's thread, inside the call that asks for
-//! it. The corpus keeps nothing anywhere but in itself, and
-//! [`RunCorpus::clear`] or dropping it frees all of it.
-//!
-//! Memory: per entry in the window, its lower-cased text (one byte per
-//! UTF-16 unit when the text is ASCII, two otherwise), for ASCII text of 512
-//! units or more a sketch of one to two bits per unit, and a small fixed
-//! record; per evicted entry newer than the oldest in-window one, only the
-//! record (its text is freed; older evicted entries are let go entirely);
-//! each distinct tool name once. The original text is not kept.
+//! Memory: per entry in the window, its lowered text and, for long ASCII
+//! text, a sketch; per evicted entry newer than the oldest in-window one,
+//! a small record; each tool name once. Nothing is kept anywhere but in
+//! the corpus, and [`RunCorpus::clear`] or dropping it frees all of it.
+//! docs/design.md has the reasoning and the sizes.
 
-use crate::ground::{is_declared_ground, GroundText, Grounding, Lowered, Texts};
-use crate::sketch::GramSketch;
+use crate::checks::text::ground::{
+    is_declared_ground, GroundText, Grounding, HeldTexts, Lowered, Texts, Then,
+};
+use crate::checks::text::sketch::GramSketch;
+use crate::checks::unsupported_argument::{ExternalGround, Frame};
 use std::collections::HashMap;
 
 /// Who put a message in front of the model.
@@ -316,6 +310,44 @@ impl RunCorpus {
         OriginTexts { corpus: self, served: false }
     }
 
+    /// The frame a response was chosen from, which `unsupported-argument`
+    /// searches: what the run served (system, user and tool messages) is
+    /// ground, what the model wrote (assistant messages) is not.
+    ///
+    /// `served` and `written` are texts the request holds besides this
+    /// corpus's entries, oldest first, each older than every entry: a
+    /// request's system prompt, before any message; or, for a response
+    /// judged on its own, every text, with an empty corpus.
+    ///
+    /// Each side is searched newest first: the in-window entries, then the
+    /// given texts from the last to the first. Whether some text holds a
+    /// value does not depend on the order, and a value is most often taken
+    /// from a recent message, so the search usually stops early. A given
+    /// text is read only when the search reaches it. The counts the finding
+    /// reports are each side's entries and given texts together.
+    pub fn choice_frame<T>(
+        &self,
+        served: Vec<T>,
+        written: Vec<T>,
+        external: Vec<ExternalGround>,
+    ) -> ChoiceFrame<'_, T> {
+        let newest_first = |texts: Vec<T>| {
+            let mut held = HeldTexts::new();
+            for (index, text) in texts.into_iter().enumerate().rev() {
+                held.push(index, text);
+            }
+            held
+        };
+        let (kept_served, kept_written) = (self.served(), self.written());
+        Frame {
+            served_count: kept_served.len() + served.len(),
+            served: Then(kept_served, newest_first(served)),
+            assistant_count: kept_written.len() + written.len(),
+            assistant: Then(kept_written, newest_first(written)),
+            external,
+        }
+    }
+
     /// Whether a named tool entry of `name` was evicted since the last clear.
     pub fn was_dropped(&self, name: &[u16]) -> bool {
         self.tool_index.get(name).is_some_and(|&tool| self.tools[tool].dropped)
@@ -331,6 +363,10 @@ impl RunCorpus {
         self.tools.iter().any(|tool| tool.dropped)
     }
 }
+
+/// The frame [`RunCorpus::choice_frame`] builds: on each side the corpus's
+/// entries, then the texts the request gave.
+pub type ChoiceFrame<'c, T> = Frame<Then<OriginTexts<'c>, HeldTexts<T>>, Then<OriginTexts<'c>, HeldTexts<T>>>;
 
 /// An empty lookup's grounds in a corpus: some in-window entries, in push
 /// order, each shown with its entry index.
@@ -405,7 +441,7 @@ impl<E> Grounding<E> for CorpusTexts<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::js_string::{to_lower, units};
+    use crate::checks::text::js_string::{to_lower, units};
 
     /// What a scan of `texts` shows, in order: each text's entry index and
     /// lowered units.
@@ -550,6 +586,119 @@ mod tests {
                 assert_eq!(corpus.dropped_any(), !model.dropped.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn the_choice_frame_searches_each_side_newest_first_the_given_texts_last() {
+        let mut corpus = RunCorpus::new();
+        corpus.push(Role::System, None, &units("System Entry"));
+        let dropped = corpus.push(Role::User, None, &units("user one"));
+        corpus.push(Role::Tool, Some(&units("inventory")), &units("Tool Result"));
+        corpus.push(Role::Assistant, None, &units("assistant one"));
+        corpus.push(Role::User, None, &units("user two"));
+        corpus.push(Role::Assistant, None, &units("assistant two"));
+        corpus.evict(&[dropped]).unwrap();
+        let given = |texts: &[&str]| texts.iter().map(|text| units(text)).collect::<Vec<_>>();
+        let lowered = |texts: &[&str]| {
+            texts.iter().map(|text| (to_lower(&units(text)).into_owned(), None)).collect::<Vec<_>>()
+        };
+
+        // The given texts are older than every entry: a system prompt, then
+        // whatever else the request holds, oldest first.
+        let mut frame =
+            corpus.choice_frame(given(&["The Prompt", "A Later Text"]), given(&["Given Turn"]), Vec::new());
+        assert_eq!(
+            shown(&mut frame.served),
+            lowered(&["user two", "tool result", "system entry", "a later text", "the prompt"])
+        );
+        assert_eq!(shown(&mut frame.assistant), lowered(&["assistant two", "assistant one", "given turn"]));
+        assert_eq!((frame.served_count, frame.assistant_count), (5, 3));
+
+        // A response judged on its own: nothing kept, every text given.
+        let nothing_kept = RunCorpus::new();
+        let mut frame = nothing_kept.choice_frame(given(&["a", "b", "c"]), given(&[]), Vec::new());
+        assert_eq!(shown(&mut frame.served), lowered(&["c", "b", "a"]));
+        assert_eq!(shown(&mut frame.assistant), lowered(&[]));
+        assert_eq!((frame.served_count, frame.assistant_count), (3, 0));
+    }
+
+    #[test]
+    fn a_response_judged_on_the_corpus_gets_the_answer_it_gets_on_its_own_with_every_text_given() {
+        use crate::checks::unsupported_argument::{unsupported_arguments_of, Choice, UnsupportedArguments};
+        use crate::checks::walk::tests::{record, s, Plain, TooMany};
+
+        let prompt = "Machines are named like srv-0000.";
+        let history = [
+            (Role::User, "Is srv-4471 backed up?"),
+            (Role::Tool, "FLEET: srv-4471, callisto-02"),
+            (Role::Assistant, "The nightly job bkp-4417-ganymede-tier2 ran."),
+            (Role::User, "And callisto-02?"),
+        ];
+        let mut corpus = RunCorpus::new();
+        let ids: Vec<u64> = history
+            .iter()
+            .map(|(role, text)| corpus.push(*role, Some(&units("fleet_report")), &units(text)))
+            .collect();
+        corpus.evict(&[ids[1]]).unwrap();
+        let in_window = |served: bool| {
+            history
+                .iter()
+                .enumerate()
+                .filter(move |(i, (role, _))| *i != 1 && role.is_served() == served)
+                .map(|(_, (_, text))| units(text))
+        };
+
+        // Served, self-referenced, served by the prompt only, nowhere,
+        // excused, and only in the evicted result.
+        let values = ["callisto-02", "4417-ganymede", "srv-0000", "nowhere-9", "panel-7", "fleet: srv"];
+        let keys = ["a", "b", "c", "d", "e", "f"];
+        fn judge<S: Texts<TooMany>, A: Texts<TooMany>>(
+            frame: Frame<S, A>,
+            values: &[&str],
+            keys: &[&'static str],
+        ) -> UnsupportedArguments {
+            let choice = Choice {
+                tool_name: units("backup_status"),
+                tool_call_id: units("call-1"),
+                args: record(keys.iter().zip(values).map(|(key, value)| (*key, s(value))).collect()),
+                arguments_from: vec![units("fleet_report")],
+                declared_enums: Vec::new(),
+            };
+            let mut choice = Some(choice);
+            unsupported_arguments_of(
+                &mut Plain::default(),
+                1,
+                |_| Ok(frame),
+                |_, _| Ok(choice.take().unwrap()),
+                3.0,
+            )
+            .unwrap()
+        }
+        let external = || {
+            let vouched =
+                ExternalGround::usable(&units("panel-7"), || Ok::<_, ()>(Some(units("viewer-selection"))));
+            vec![vouched.unwrap().unwrap()]
+        };
+
+        let on_the_corpus =
+            judge(corpus.choice_frame(vec![units(prompt)], Vec::new(), external()), &values, &keys);
+        let served: Vec<Vec<u16>> = std::iter::once(units(prompt)).chain(in_window(true)).collect();
+        let nothing_kept = RunCorpus::new();
+        let on_its_own =
+            judge(nothing_kept.choice_frame(served, in_window(false).collect(), external()), &values, &keys);
+        assert_eq!(on_the_corpus, on_its_own);
+        let paths: Vec<String> = on_the_corpus
+            .findings
+            .iter()
+            .map(|finding| String::from_utf16(finding.predicate.as_ref().unwrap()).unwrap())
+            .collect();
+        assert_eq!(paths, ["b", "d", "f"]);
+        assert_eq!(on_the_corpus.external_groundings.len(), 1);
+        let provenance = String::from_utf16(&on_the_corpus.findings[0].witnesses[1].provenance).unwrap();
+        assert!(
+            provenance.contains("3 served string(s)") && provenance.contains("1 assistant turn(s)"),
+            "{provenance}"
+        );
     }
 
     #[test]

@@ -2,17 +2,14 @@
 //! is searched for. Every check that asks "was this value served?" asks it
 //! through here, so they agree on the fence, the lowering and the quoting.
 //!
-//! A ground is a declared producer's non-empty result, lower-cased exactly as
-//! `String.prototype.toLowerCase` would. Most tool output is ASCII, and for
-//! ASCII the lower-casing is a byte map and every needle that can occur in it
-//! is ASCII too; so such a text is kept one byte per unit and searched with
-//! `memchr`'s byte finder, which is built once per needle and reused for every
-//! ground. Any other text keeps its UTF-16 units. Either way the answer is
-//! the plain substring test of the rules.
+//! A text is lower-cased exactly as `String.prototype.toLowerCase` would,
+//! and kept one byte per unit when it is ASCII (searched with `memchr`'s
+//! byte finder), as UTF-16 units otherwise; either way the answer is the
+//! plain substring test of the rules. docs/design.md says why.
 
-use crate::sketch::{GramSketch, NeedleGrams};
+use crate::checks::text::sketch::{GramSketch, NeedleGrams};
 
-use crate::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
+use crate::checks::text::js_string::{clip_point, find, is_ascii, to_lower, trim, trim_range};
 use memchr::arch::all::packedpair::HeuristicFrequencyRank;
 use memchr::memmem::{Finder, FinderBuilder};
 use std::cell::OnceCell;
@@ -357,48 +354,101 @@ pub fn first_holders<E, T: Texts<E> + ?Sized>(
     Ok(placed)
 }
 
-/// The declared grounds of one call, from a `produced` list held as UTF-16
-/// units. Each text is lower-cased when the scan reaches it, and only then.
-#[derive(Default)]
-pub struct Grounds {
-    grounds: Vec<Ground>,
+/// A text the caller holds in its own form (a live JavaScript string, in
+/// the binding), read as UTF-16 units only when a scan reaches it. Reading
+/// can fail with the holder's own error.
+pub trait HeldText<E> {
+    /// Replaces the contents of `units` with the text's units.
+    fn read_into(&self, units: &mut Vec<u16>) -> Result<(), E>;
 }
 
-struct Ground {
-    index: usize,
-    producer: Vec<u16>,
-    text: Vec<u16>,
+impl<E> HeldText<E> for Vec<u16> {
+    fn read_into(&self, units: &mut Vec<u16>) -> Result<(), E> {
+        units.clear();
+        units.extend_from_slice(self);
+        Ok(())
+    }
 }
 
-impl Grounds {
+/// Held texts, each with its index, scanned in the order pushed. Each text
+/// is read and lower-cased when the scan reaches it, and only then, through
+/// buffers the scan reuses, so a scan that stops early never reads the
+/// rest.
+pub struct HeldTexts<T> {
+    texts: Vec<(usize, T)>,
+}
+
+impl<T> HeldTexts<T> {
     pub fn new() -> Self {
-        Self::default()
+        HeldTexts { texts: Vec::new() }
     }
 
-    /// Adds result `index` of `producer`.
-    pub fn push(&mut self, index: usize, producer: Vec<u16>, text: Vec<u16>) {
-        self.grounds.push(Ground { index, producer, text });
-    }
-}
-
-impl<E> Grounding<E> for Grounds {
-    fn is_unreachable(&self) -> bool {
-        self.grounds.is_empty()
-    }
-
-    fn producer(&self, index: usize) -> &[u16] {
-        let ground = self.grounds.iter().find(|ground| ground.index == index);
-        &ground.expect("an index the scan showed").producer
+    /// Adds `text`, which the scan shows with `index`.
+    pub fn push(&mut self, index: usize, text: T) {
+        self.texts.push((index, text));
     }
 }
 
-impl<E> Texts<E> for Grounds {
+impl<T> Default for HeldTexts<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E, T: HeldText<E>> Texts<E> for HeldTexts<T> {
     fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
-        for ground in &self.grounds {
-            if !visit(ground.index, Lowered::of_units(&ground.text).as_ground()) {
+        let mut units = Vec::new();
+        let mut lowered = Lowered::Ascii(Vec::new());
+        for (index, text) in &self.texts {
+            text.read_into(&mut units)?;
+            lowered.lower_from(&units);
+            if !visit(*index, lowered.as_ground()) {
                 break;
             }
         }
         Ok(())
+    }
+}
+
+/// The declared grounds of one call, each result held as the caller holds
+/// it (UTF-16 units, or a live string in the binding) with the tool that
+/// produced it, and indexed by its place in `produced`.
+pub struct Grounds<T> {
+    texts: HeldTexts<T>,
+    producers: Vec<Vec<u16>>,
+}
+
+impl<T> Grounds<T> {
+    pub fn new() -> Self {
+        Grounds { texts: HeldTexts::new(), producers: Vec::new() }
+    }
+
+    /// Adds result `index` of `producer`.
+    pub fn push(&mut self, index: usize, producer: Vec<u16>, text: T) {
+        self.texts.push(index, text);
+        self.producers.push(producer);
+    }
+}
+
+impl<T> Default for Grounds<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E, T: HeldText<E>> Grounding<E> for Grounds<T> {
+    fn is_unreachable(&self) -> bool {
+        self.producers.is_empty()
+    }
+
+    fn producer(&self, index: usize) -> &[u16] {
+        let at = self.texts.texts.iter().position(|&(known, _)| known == index);
+        &self.producers[at.expect("an index the scan showed")]
+    }
+}
+
+impl<E, T: HeldText<E>> Texts<E> for Grounds<T> {
+    fn scan(&mut self, visit: &mut dyn FnMut(usize, GroundText<'_>) -> bool) -> Result<(), E> {
+        self.texts.scan(visit)
     }
 }

@@ -1,5 +1,6 @@
 //! `readLookupResult` and `emptyLookupOf`, with agentfootprint's typings,
-//! and the readers the other checks share (a call's parts, string lists).
+//! and the reading and encounter `RunCorpus.emptyLookupOf` shares with
+//! them.
 //!
 //! The call is received as a raw JavaScript object and read by hand: its
 //! `reading` key is required but may hold `undefined`, which no derived
@@ -9,20 +10,21 @@
 //! once, calls the core, and builds the answer once; nothing is kept
 //! between calls.
 
-use super::family::{findings_to_js, ContextError, Disposition};
-use super::js::{Handle, IsArray, Js};
-use super::live::{LiveArgs, LiveGrounds};
-use crate::empty_lookup::{self as core, ground::is_declared_ground, CallParts};
+use super::findings::{findings_to_js, ContextError, Disposition};
+use super::live::{LiveArgs, LiveString};
+use super::read::{read_call_parts, read_epoch, string_at};
+use crate::binding::napi::{Handle, IsArray, Js};
+use crate::checks::empty_lookup;
+use crate::checks::text::ground::{is_declared_ground, Grounds};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
-use std::ffi::CStr;
 
 /// The ceiling of the check, as one string with one owner: an empty result
 /// can be perfectly true, so a finding is a place to look, never a verdict.
 /// Every finding's message quotes it verbatim.
 #[napi]
-pub const EMPTY_LOOKUP_CEILING: &str = core::EMPTY_LOOKUP_CEILING;
+pub const EMPTY_LOOKUP_CEILING: &str = empty_lookup::EMPTY_LOOKUP_CEILING;
 
 /// What could be read about a finished lookup's result.
 // Declared for the typings; values are built in `to_js` in agentfootprint's property order.
@@ -124,11 +126,11 @@ pub fn read_lookup_result<'env>(
         let first = js.get(value, c"length")?;
         let empty = js.type_of(first)? == ValueType::Number && js.f64(first)? == 0.0;
         let rows = js.get(value, c"length")?;
-        let shape = js.str(core::Shape::Rowset.as_str())?;
+        let shape = js.str(empty_lookup::Shape::Rowset.as_str())?;
         let reading = js.object(&[(c"shape", shape), (c"empty", js.boolean(empty)?), (c"rows", rows)])?;
         return Ok(js.unknown(reading));
     };
-    let reading = match core::read_lookup_result(declared_absence, array_length) {
+    let reading = match empty_lookup::read_lookup_result(declared_absence, array_length) {
         Some(reading) => reading_to_js(js, reading)?,
         None => js.undefined()?,
     };
@@ -167,9 +169,9 @@ pub fn empty_lookup_of<'env>(
     let epoch = read_epoch(js, "emptyLookupOf", epoch)?;
     let reading = read_reading(js, "emptyLookupOf", call)?;
 
-    let encounter = core::empty_lookup_with(&mut args, reading, epoch, |args| {
+    let encounter = empty_lookup::empty_lookup_with(&mut args, reading, epoch, |args| {
         let parts = read_call_parts(js, "emptyLookupOf", "call", call, args)?;
-        let mut grounds = LiveGrounds::new(js);
+        let mut grounds = Grounds::new();
         for i in 0..args.is_array.len(produced)? {
             let entry = js.element(produced, i as u32)?;
             if js.type_of(entry)? != ValueType::Object {
@@ -184,7 +186,7 @@ pub fn empty_lookup_of<'env>(
             // Only a declared ground's text is ever read, and only when the
             // search reaches it.
             if is_declared_ground(&parts.arguments_from, &producer, js.string_len(text)?) {
-                grounds.push(i, producer, text);
+                grounds.push(i, producer, LiveString::new(js, text));
             }
         }
         Ok((parts, grounds))
@@ -192,66 +194,9 @@ pub fn empty_lookup_of<'env>(
     Ok(js.unknown(encounter_to_js(js, &encounter)?))
 }
 
-/// `epoch`, which must be a number; `who` names the caller in the error.
-pub(super) fn read_epoch(js: Js, who: &str, epoch: Handle) -> Result<f64> {
-    if js.type_of(epoch)? != ValueType::Number {
-        return Err(js.wrong_type(&format!("{who}: epoch"), "a number", epoch));
-    }
-    js.f64(epoch)
-}
-
-/// `owner.name`, which must be a string; `what` names it in the error.
-pub(super) fn string_at(js: Js, owner: Handle, name: &CStr, what: &dyn Fn() -> String) -> Result<Vec<u16>> {
-    let value = js.get(owner, name)?;
-    if js.type_of(value)? != ValueType::String {
-        return Err(js.wrong_type(&what(), "a string", value));
-    }
-    js.utf16(value)
-}
-
-/// Reads and checks the parts of `call` past its reading, in the order
-/// agentfootprint reads them; `who` names the caller in errors.
-pub(super) fn read_call_parts(
-    js: Js,
-    who: &str,
-    name: &str,
-    call: Handle,
-    args: &mut LiveArgs,
-) -> Result<CallParts<Handle>> {
-    let bad =
-        |what: &str, must: &str, value: Handle| js.wrong_type(&format!("{who}: {name}.{what}"), must, value);
-    let tool_name = string_at(js, call, c"toolName", &|| format!("{who}: {name}.toolName"))?;
-    let tool_call_id = string_at(js, call, c"toolCallId", &|| format!("{who}: {name}.toolCallId"))?;
-    let call_args = js.get(call, c"args")?;
-    if js.type_of(call_args)? != ValueType::Object {
-        return Err(bad("args", "an object", call_args));
-    }
-    args.naming(format!("{who}: {name}.args"));
-    let from = js.get(call, c"argumentsFrom")?;
-    let arguments_from = string_list(js, &mut args.is_array, from, &format!("{who}: {name}.argumentsFrom"))?;
-    Ok(CallParts { tool_name, tool_call_id, args: call_args, arguments_from })
-}
-
-/// An array of strings (a Proxy of one included), read whole; `what` names
-/// it in the error.
-pub(super) fn string_list(js: Js, is_array: &mut IsArray, list: Handle, what: &str) -> Result<Vec<Vec<u16>>> {
-    if !is_array.test(list)? {
-        return Err(js.wrong_type(what, "an array of strings", list));
-    }
-    let mut read = Vec::new();
-    for i in 0..is_array.len(list)? {
-        let item = js.element(list, i as u32)?;
-        if js.type_of(item)? != ValueType::String {
-            return Err(js.wrong_type(&format!("{what}[{i}]"), "a string", item));
-        }
-        read.push(js.utf16(item)?);
-    }
-    Ok(read)
-}
-
 /// `call.reading`: `undefined`, or an object with a boolean `empty` and a
 /// known `shape`.
-pub(super) fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<core::Reading>> {
+pub(super) fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<empty_lookup::Reading>> {
     let reading = js.get(call, c"reading")?;
     match js.type_of(reading)? {
         ValueType::Undefined => return Ok(None),
@@ -272,8 +217,8 @@ pub(super) fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<cor
     let shape = js.get(reading, c"shape")?;
     let shape = match js.type_of(shape)? {
         ValueType::String => match String::from_utf16_lossy(&js.utf16(shape)?).as_str() {
-            "rowset" => Some(core::Shape::Rowset),
-            "absence" => Some(core::Shape::Absence),
+            "rowset" => Some(empty_lookup::Shape::Rowset),
+            "absence" => Some(empty_lookup::Shape::Absence),
             _ => None,
         },
         _ => None,
@@ -282,12 +227,12 @@ pub(super) fn read_reading(js: Js, who: &str, call: Handle) -> Result<Option<cor
         return Err(js.type_error(&format!("{who}: call.reading.shape must be 'rowset' or 'absence'")));
     };
     // The count is informative only; the check never reads it.
-    Ok(Some(core::Reading { shape, empty, rows: None }))
+    Ok(Some(empty_lookup::Reading { shape, empty, rows: None }))
 }
 
 /// The reading as agentfootprint builds it: `{ shape, empty, rows }`, with
 /// no `rows` key at all for an absence.
-fn reading_to_js(js: Js, reading: core::Reading) -> Result<Handle> {
+fn reading_to_js(js: Js, reading: empty_lookup::Reading) -> Result<Handle> {
     let shape = js.str(reading.shape.as_str())?;
     let empty = js.boolean(reading.empty)?;
     match reading.rows {
@@ -298,7 +243,7 @@ fn reading_to_js(js: Js, reading: core::Reading) -> Result<Handle> {
 
 /// The encounter with agentfootprint's keys in its order, so that
 /// `JSON.stringify` of a result is the same on both sides.
-pub(super) fn encounter_to_js(js: Js, encounter: &core::Encounter) -> Result<Handle> {
+pub(super) fn encounter_to_js(js: Js, encounter: &empty_lookup::Encounter) -> Result<Handle> {
     js.object(&[
         (c"findings", findings_to_js(js, &encounter.findings)?),
         (c"disposition", js.str(encounter.disposition.as_str())?),

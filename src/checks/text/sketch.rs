@@ -1,35 +1,13 @@
 //! A small filter kept beside a corpus's ASCII text, so that a call can pass
 //! over most of a run's results without searching them.
 //!
-//! A run checks every armed call against every result served so far, and an
-//! identifier the run never produced (or one from the newest result) has to
-//! be looked for in all of them. Searching is already as fast as `memchr`
-//! makes it; what a sketch removes is the search itself, for the grounds
-//! that cannot hold the needle.
-//!
-//! **What is kept.** Tool output is made of tokens (runs of lower-case
-//! letters and digits) between separators. The sketch holds, in a Bloom
-//! filter of one to two bits per byte of text, the 8-byte gram that starts at
-//! each token start: each position whose byte is a word byte and whose
-//! previous byte is an *anchor*, a separator other than the JSON punctuation
-//! `"` `,` `{` `}` `[` `]` and `\` (and `|`). Identifiers are built from tokens joined
-//! by anchors (`20:00:00:25:b5:06:4c:77`, `host-rack14-400`, `fc3/17`), and
-//! leaving JSON's own punctuation out halves what a JSON result costs.
-//!
-//! **Why it is exact.** If a needle occurs in a text, every token start
-//! strictly inside the needle (a position `j >= 1` of the needle with an
-//! anchor at `j - 1` and a word byte at `j`) is a token start of the text
-//! too, at the same bytes, so its gram was put in the filter whenever the
-//! gram lies inside the needle. A ground whose filter lacks any such gram
-//! cannot hold the needle and is not searched. A ground that passes is
-//! searched as before: the sketch only ever skips, never decides a match. A
-//! needle with no such gram (shorter than nine bytes, or a single token) is
-//! searched in every ground.
-//!
-//! Structured identifiers defeat samplers that pick grams by position or by
-//! content hash: WWPNs share their first fifteen bytes, and such a sampler
-//! often keeps only grams from that shared part. Anchored grams always
-//! include the needle's last tokens, which is where such identifiers differ.
+//! The sketch is a Bloom filter of the 8-byte grams that start at each
+//! anchored token start of the text (a word byte after a separator other
+//! than JSON's own punctuation and `|`). The invariant it keeps: every such
+//! gram that lies inside a needle the text contains is in the filter, so a
+//! text whose filter lacks one cannot hold the needle. The sketch only ever
+//! skips a text, never decides a match. Why grams at token starts, and why
+//! that is exact, is in docs/design.md.
 
 /// The gram length, in bytes.
 const GRAM: usize = 8;

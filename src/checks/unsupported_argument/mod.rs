@@ -27,10 +27,10 @@
 //! even an unrelated one; the enum fence is flat across a tool's fields;
 //! only strings are judged. Nothing is blocked or retried.
 
-use crate::finding::{fill, Assertion, ContextError, Disposition, Seam, SubjectRef};
-use crate::ground::{first_holders, GroundText, Lowered, Needle, Quote, Texts};
-use crate::js_string::{to_lower, units};
-use crate::walk::{walk_string_leaves, ArgsTree};
+use crate::checks::finding::{fill, Assertion, ContextError, Disposition, Seam, SubjectRef};
+use crate::checks::text::ground::{first_holders, GroundText, Lowered, Needle, Quote, Texts};
+use crate::checks::text::js_string::{to_lower, units};
+use crate::checks::walk::{walk_string_leaves, ArgsTree};
 
 /// The kind every finding of this check carries.
 pub const KIND: &str = "unsupported-argument";
@@ -65,7 +65,7 @@ impl ExternalGround {
         value: &[u16],
         source: impl FnOnce() -> Result<Option<Vec<u16>>, E>,
     ) -> Result<Option<Self>, E> {
-        let blank = |text: &[u16]| crate::js_string::trim(text).is_empty();
+        let blank = |text: &[u16]| crate::checks::text::js_string::trim(text).is_empty();
         if blank(value) {
             return Ok(None);
         }
@@ -116,7 +116,8 @@ pub struct UnsupportedArguments {
 
 /// The frame a response was chosen from: what the run served, what the
 /// model wrote, and how many texts of each the frame holds (the second
-/// witness reports both counts).
+/// witness reports both counts). `RunCorpus::choice_frame` builds it, for a
+/// response judged on a run corpus and for one judged on its own alike.
 pub struct Frame<S, A> {
     pub served: S,
     pub served_count: usize,

@@ -6,12 +6,13 @@
 //! `TypeError` naming it, and a frame text is read and lowered only when
 //! the search reaches it.
 
-use super::empty_lookup::{read_call_parts, read_epoch, string_list};
-use super::family::findings_to_js;
-use super::js::{Handle, IsArray, Js};
-use super::live::{LiveArgs, LiveTexts};
-use crate::finding::Disposition;
-use crate::unsupported_argument::{self as core, Choice, ExternalGround as CoreExternal, Frame};
+use super::findings::findings_to_js;
+use super::live::{LiveArgs, LiveString};
+use super::read::{read_call_parts, read_epoch, string_list};
+use crate::binding::napi::{Handle, IsArray, Js};
+use crate::checks::corpus::RunCorpus;
+use crate::checks::finding::Disposition;
+use crate::checks::unsupported_argument::{self, Choice, ExternalGround as CoreExternal};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -120,7 +121,10 @@ pub fn unsupported_arguments_of<'env>(
     let (calls, corpus) = (calls.raw(), corpus.raw());
     let mut args = LiveArgs::new(js);
     let (count, epoch) = read_calls_and_epoch(js, who, &mut args.is_array, calls, epoch.raw())?;
-    let answer = core::unsupported_arguments_of(
+    // A response judged on its own keeps nothing: every text of its frame
+    // is given.
+    let nothing_kept = RunCorpus::new();
+    let answer = unsupported_argument::unsupported_arguments_of(
         &mut args,
         count,
         |args| {
@@ -128,12 +132,10 @@ pub fn unsupported_arguments_of<'env>(
                 return Err(js.wrong_type(&format!("{who}: corpus"), "a ChoiceCorpus object", corpus));
             }
             let is_array = &mut args.is_array;
-            let (served, served_count) =
-                live_strings(js, is_array, js.get(corpus, c"grounded")?, who, "corpus.grounded")?;
-            let (assistant, assistant_count) =
-                live_strings(js, is_array, js.get(corpus, c"assistant")?, who, "corpus.assistant")?;
+            let served = live_strings(js, is_array, js.get(corpus, c"grounded")?, who, "corpus.grounded")?;
+            let written = live_strings(js, is_array, js.get(corpus, c"assistant")?, who, "corpus.assistant")?;
             let external = usable_external(js, is_array, js.get(corpus, c"external")?)?;
-            Ok(Frame { served, served_count, assistant, assistant_count, external })
+            Ok(nothing_kept.choice_frame(served, written, external))
         },
         |args, i| read_choice(js, who, args, calls, i),
         epoch,
@@ -199,17 +201,15 @@ pub(super) fn read_choice(
     })
 }
 
-/// An array of strings as live texts, each checked to be a string now and
-/// read only when a search reaches it, last first (the search asks only
-/// whether any text holds a value, and a value is most often taken from a
-/// recent message); and how many there are.
+/// An array of strings, in order, each checked to be a string now and read
+/// only when a search reaches it.
 fn live_strings(
     js: Js,
     is_array: &mut IsArray,
     list: Handle,
     who: &str,
     what: &str,
-) -> Result<(LiveTexts, usize)> {
+) -> Result<Vec<LiveString>> {
     if !is_array.test(list)? {
         return Err(js.wrong_type(&format!("{who}: {what}"), "an array of strings", list));
     }
@@ -220,13 +220,9 @@ fn live_strings(
         if js.type_of(text)? != ValueType::String {
             return Err(js.wrong_type(&format!("{who}: {what}[{i}]"), "a string", text));
         }
-        strings.push(text);
+        strings.push(LiveString::new(js, text));
     }
-    let mut texts = LiveTexts::new(js);
-    for (i, text) in strings.into_iter().enumerate().rev() {
-        texts.push(i, text);
-    }
-    Ok((texts, count))
+    Ok(strings)
 }
 
 /// The usable entries of an `external` list, in order. Anything that is
@@ -263,7 +259,7 @@ pub(super) fn usable_external(js: Js, is_array: &mut IsArray, external: Handle) 
 /// the corpus method answers, and `findingCalls` after that when asked.
 pub(super) fn answer_to_js(
     js: Js,
-    answer: &core::UnsupportedArguments,
+    answer: &unsupported_argument::UnsupportedArguments,
     disposition: Option<Disposition>,
     with_calls: bool,
 ) -> Result<Handle> {

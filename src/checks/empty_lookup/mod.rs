@@ -23,14 +23,10 @@
 //!
 //! What it cannot know is [`EMPTY_LOOKUP_CEILING`].
 
-// The pieces every check shares, where they were first written.
-pub use crate::finding::{Assertion, Disposition, SubjectRef};
-pub use crate::ground::{MAX_QUOTED_UNITS, MIN_CHECKED_LENGTH};
-pub use crate::{corpus, ground, sketch, walk};
-
-use crate::finding::{ContextError, Seam};
-use ground::{first_holders, is_declared_ground, Grounding, Grounds, Needle, Quote};
-use walk::{walk_string_leaves, ArgsTree};
+use crate::checks::finding::{fill, Assertion, ContextError, Disposition, Seam, SubjectRef};
+use crate::checks::text::ground::{first_holders, is_declared_ground, Grounding, Grounds, Needle, Quote};
+use crate::checks::text::js_string::units;
+use crate::checks::walk::{walk_string_leaves, ArgsTree};
 
 /// The check's ceiling, with one owner: every finding's message quotes it
 /// verbatim, and `docs/checks.md` does too.
@@ -203,8 +199,8 @@ pub fn empty_lookup_of<T: ArgsTree>(
     })
 }
 
-/// [`empty_lookup_of`] over any [`Grounding`], a [`corpus::ProducedCorpus`]'s
-/// included.
+/// [`empty_lookup_of`] over any [`Grounding`], a
+/// [`ProducedCorpus`](crate::checks::corpus::ProducedCorpus)'s included.
 pub fn empty_lookup_with<T: ArgsTree, G: Grounding<T::Error>>(
     tree: &mut T,
     reading: Option<Reading>,
@@ -259,8 +255,6 @@ call, changed its result, or retried anything.";
         ("emptyProvenance", EMPTY_PROVENANCE),
         ("message", MESSAGE),
     ];
-
-    pub use crate::finding::fill;
 }
 
 /// The call a finding is about, and what its lookup came back with.
@@ -277,11 +271,11 @@ impl Consumer<'_> {
         let consumer = SubjectRef::tool(consumer_name);
         let producer = SubjectRef::tool(producer_name);
         let predicate = join.path.clone();
-        let empty = crate::js_string::units(shape.empty_phrase());
-        let ceiling = crate::js_string::units(EMPTY_LOOKUP_CEILING);
+        let empty = units(shape.empty_phrase());
+        let ceiling = units(EMPTY_LOOKUP_CEILING);
         let quoted = join.quote.text(&join.units);
         let fill = |template: &str| {
-            prose::fill(template, |slot| match slot {
+            fill(template, |slot| match slot {
                 "path" => &predicate,
                 "call" => call_id,
                 "consumer" => consumer_name,

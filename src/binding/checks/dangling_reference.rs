@@ -1,10 +1,10 @@
 //! `danglingReferencesOf`, with agentfootprint's typings, and the reader
 //! `RunCorpus.danglingReferencesOf` shares with it.
 
-use super::empty_lookup::{read_epoch, string_at, string_list};
-use super::family::findings_to_js;
-use super::js::{Handle, IsArray, Js};
-use crate::dangling_reference::{self as core, ServedTool};
+use super::findings::findings_to_js;
+use super::read::{read_epoch, string_at, string_list};
+use crate::binding::napi::{Handle, IsArray, Js};
+use crate::checks::dangling_reference::{self, ServedTool};
 use napi::bindgen_prelude::Unknown;
 use napi::{Env, JsValue, Result, ValueType};
 use napi_derive::napi;
@@ -53,7 +53,7 @@ pub fn dangling_references_of<'env>(
     let asks = |(set, has): (Handle, Handle)| {
         move |name: &[u16]| js.truthy(js.call(has, set, &[js.string(name)?])?)
     };
-    let findings = core::dangling_references_of(&tools, asks(dropped), asks(present), epoch)?;
+    let findings = dangling_reference::dangling_references_of(&tools, asks(dropped), asks(present), epoch)?;
     Ok(js.unknown(findings_to_js(js, &findings)?))
 }
 

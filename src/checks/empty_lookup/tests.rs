@@ -1,6 +1,6 @@
 use super::*;
-use crate::js_string::units;
-use crate::walk::tests::{list, record, s, Arg, Plain, TooMany};
+use crate::checks::text::js_string::units;
+use crate::checks::walk::tests::{list, record, s, Arg, Plain, TooMany};
 
 fn text(units: &[u16]) -> String {
     String::from_utf16(units).expect("well-formed test text")
@@ -253,11 +253,45 @@ fn lone_surrogates_survive_into_the_finding() {
 
 mod grounds_and_corpus {
     use super::*;
-    use crate::corpus::ProducedCorpus;
-    use crate::ground::{narrow_lowered_into, ByteRanks, Lowered, Needle, Quote};
+    use crate::checks::corpus::ProducedCorpus;
+    use crate::checks::text::ground::{
+        first_holders, narrow_lowered_into, ByteRanks, Grounding, Grounds, HeldText, Lowered, Needle, Quote,
+    };
 
     fn needle(text: &str) -> Needle {
         Needle::of_leaf(&units(text)).expect("past the fence")
+    }
+
+    /// A held text, or one whose reading fails: a scan that reaches it
+    /// ends in the error.
+    enum Held {
+        Text(&'static str),
+        Unreadable,
+    }
+
+    impl HeldText<&'static str> for Held {
+        fn read_into(&self, read: &mut Vec<u16>) -> Result<(), &'static str> {
+            match self {
+                Held::Text(text) => {
+                    *read = units(text);
+                    Ok(())
+                }
+                Held::Unreadable => Err("unreadable"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_held_ground_is_read_only_when_the_scan_reaches_it() {
+        let mut grounds = Grounds::new();
+        grounds.push(3, units("inventory"), Held::Text("Host-A rack 4"));
+        grounds.push(7, units("cmdb"), Held::Unreadable);
+        let (host_a, host_b) = (needle("host-a"), needle("host-b"));
+        // Every needle is placed by the first ground: the second is never read.
+        assert_eq!(first_holders(&[&host_a], &mut grounds), Ok(vec![Some(3)]));
+        assert_eq!(Grounding::<&str>::producer(&grounds, 3), units("inventory"));
+        // A needle the first ground lacks sends the scan on, into the error.
+        assert_eq!(first_holders(&[&host_a, &host_b], &mut grounds), Err("unreadable"));
     }
 
     #[test]
@@ -347,7 +381,7 @@ mod grounds_and_corpus {
     #[test]
     fn prose_fills_slots_and_keeps_the_rest() {
         let value = units("{path}");
-        let filled = prose::fill("a {path} b {call}", |slot| if slot == "path" { &value } else { &[] });
+        let filled = fill("a {path} b {call}", |slot| if slot == "path" { &value } else { &[] });
         assert_eq!(text(&filled), "a {path} b ");
         for (name, template) in prose::TEMPLATES {
             assert!(!template.contains("{ceiling}") || name == "message");
