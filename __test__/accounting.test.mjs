@@ -1,4 +1,4 @@
-// The accounting surface (lib/accounting.cjs): the disposition ledger, its
+// The accounting surface (lib/guard/ledger.cjs): the disposition ledger, its
 // error, the finding identity and seamguard's run start. The rules are in
 // DISPOSITION.md.
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ const {
   contextErrorIdentity,
   dedupeContextErrors,
   beginIntegrityRun,
-} = require('../lib/accounting.cjs');
+} = require('../lib/guard/ledger.cjs');
 
 const ROW_KEYS = ['check', 'seam', 'checked', 'findings', 'notApplicable', 'unreachable', 'synthetic'];
 const FIRED_ROW_KEYS = ['check', 'seam', 'checked', 'findings', 'notApplicable', 'unreachable', 'lastFiredAt', 'synthetic'];
@@ -655,12 +655,13 @@ describe('beginIntegrityRun: registration (prod posture)', () => {
 // beginIntegrityRun: dev posture, through a stand-in addon
 // ---------------------------------------------------------------------------
 
-const addonPath = require.resolve('../index.js');
-const realAddon = require('../index.js');
+const addonPath = require.resolve('../lib/native.cjs');
+const realAddon = require('../lib/native.cjs');
 
 /**
- * Runs `fn` while `require('../index.js')` answers `overrides` laid over the
- * real addon, then puts the real one back.
+ * Runs `fn` while lib/native.cjs, the one module of lib/ that loads the
+ * addon, answers `overrides` laid over the real addon, then puts the real
+ * one back.
  */
 function withAddon(overrides, fn) {
   const entry = require.cache[addonPath];

@@ -1,11 +1,11 @@
-// declaredEnumValuesOf (lib/enums.cjs): the rules in UNSUPPORTED_ARGUMENT.md,
+// declaredEnumValuesOf (lib/guard/enums.cjs): the rules in UNSUPPORTED_ARGUMENT.md,
 // and the step budget seamguard adds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { declaredEnumValuesOf } = require('../lib/enums.cjs');
+const { declaredEnumValuesOf } = require('../lib/guard/enums.cjs');
 
 /** The values, in the set's own order. */
 const list = (schema) => [...declaredEnumValuesOf(schema)];

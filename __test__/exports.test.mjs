@@ -55,7 +55,7 @@ test('the loader exports nothing the typings do not declare, and no memory Rust 
   // shape), and the loader also carries its values under the same name.
   const declared = new Set([...typings.matchAll(/^export (?:declare )?(?:const|function|class|type) (\w+)/gm)].map((match) => match[1]));
   const loader = require('../index.js');
-  // The undeclared exports: the functions lib/scaffolding-filter.cjs
+  // The undeclared exports: the functions lib/filter/scaffolding-filter.cjs
   // builds ScaffoldingFilter on, which neither the typings nor the package
   // entry show, and the loader's metadata, which the typings do not show.
   const INTERNAL = '__scaffoldingFilter';

@@ -1,5 +1,5 @@
 // The root entry's ScaffoldingFilter answers a chunk with no start unit fed
-// to an idle filter without a native call (lib/scaffolding-filter.cjs).
+// to an idle filter without a native call (lib/filter/scaffolding-filter.cjs).
 // These tests hold that one predicate to a filter that takes every chunk
 // across (as the generated class did before the filter became a JavaScript
 // class), which the other tests hold to the reference filter: feed by feed,
@@ -16,7 +16,7 @@ import { ScaffoldingFilter, SCAFFOLD_PRESETS } from 'seamguard';
 import { ReferenceFilter } from './reference-filter.mjs';
 
 const require = createRequire(import.meta.url);
-const { crossEveryChunk } = require('../lib/scaffolding-filter.cjs');
+const { crossEveryChunk } = require('../lib/filter/scaffolding-filter.cjs');
 const { openStreams } = require('../index.js').__scaffoldingFilter;
 /** A filter that takes every chunk across, as if any could begin a match. */
 function Crossing(options) {

@@ -10,10 +10,10 @@
 // declares: the binding's `__scaffoldingFilter` functions, which the class
 // is built on, are not among them.
 
-const native = require('../index.js');
-const { ScaffoldingFilter, ScaffoldRegistry } = require('./scaffolding-filter.cjs');
-const accounting = require('./accounting.cjs');
-const { declaredEnumValuesOf } = require('./enums.cjs');
+const native = require('./native.cjs');
+const { ScaffoldingFilter, ScaffoldRegistry } = require('./filter/scaffolding-filter.cjs');
+const accounting = require('./guard/ledger.cjs');
+const { declaredEnumValuesOf } = require('./guard/enums.cjs');
 
 /**
  * The generated class as an ES class, so that calling it without `new` is a

@@ -9,7 +9,7 @@
 // other way (the consumer leaves, the source fails, the stream is aborted or
 // cancelled), that tail is discarded with the rest of the unread text.
 
-const { ScaffoldingFilter } = require('./index.cjs');
+const { ScaffoldingFilter } = require('./scaffolding-filter.cjs');
 
 function withFilter(target, filter) {
   return Object.defineProperty(target, 'filter', { value: filter, enumerable: true });

@@ -20,10 +20,10 @@
 // conversation whose history the app passes back continues its run); the
 // request's later steps keep that run.
 
-const { Guard, withRunMembers } = require('../guard/core.cjs');
+const { Guard, withRunMembers } = require('../../guard/core.cjs');
 const { modelCalls } = require('../ai-sdk/guard.cjs');
-const { functionTools } = require('../ai-sdk/tools.cjs');
-const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
+const { functionTools } = require('../../guard/tools.cjs');
+const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../../index.cjs');
 
 /** The key of this processor's step in Mastra's processor state. */
 const STEP = 'seamguard';

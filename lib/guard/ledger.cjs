@@ -333,7 +333,7 @@ function beginIntegrityRun(options) {
 
   // Loaded here, so that requiring this module (and the ledger alone) never
   // needs the addon.
-  const native = require('../index.js');
+  const native = require('../native.cjs');
   // Every registered row gets its canary, unarmed ones included: a row that
   // says not-applicable cannot otherwise be told apart from a dead check.
   // A canary calls the function directly, so it proves the function, not the

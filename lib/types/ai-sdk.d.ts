@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
-import type { ScaffoldingFilter } from '../index.js';
+import type { ScaffoldingFilter } from '../../index.js';
 
 import type { GuardOptions, GuardRun } from './guard.js';
 export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';

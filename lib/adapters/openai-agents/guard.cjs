@@ -8,9 +8,9 @@
 // seam): the streamed `output_text_delta` events and the response's message
 // text alike, so the reader, the final output and the history agree.
 
-const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
-const { valueOfText } = require('../guard/text.cjs');
-const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
+const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
+const { valueOfText } = require('../../guard/text.cjs');
+const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../../index.cjs');
 
 /** The text of a message's content: a string, or its text parts. */
 function textOf(content) {

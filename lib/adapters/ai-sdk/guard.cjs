@@ -5,9 +5,9 @@
 // and the caller everything exactly as it came, and needs nothing from `ai`
 // at run time.
 
-const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
-const { offeredTools, functionTools } = require('./tools.cjs');
-const { valueOfText } = require('../guard/text.cjs');
+const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
+const { offeredTools, functionTools } = require('../../guard/tools.cjs');
+const { valueOfText } = require('../../guard/text.cjs');
 
 /**
  * The text parts (and reasoning) of a message's content, one per line; an

@@ -3,6 +3,6 @@
 // loop (`@openai/agents`), as a wrapper of the agent's `Model`
 // (openai-agents/guard.cjs).
 
-const { createGuard } = require('./openai-agents/guard.cjs');
+const { createGuard } = require('./guard.cjs');
 
 exports.createGuard = createGuard;

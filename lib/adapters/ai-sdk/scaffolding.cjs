@@ -16,8 +16,8 @@
 // again, once.
 
 const { randomUUID } = require('node:crypto');
-const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
-const { filterTools, functionTools, offeredTools, sayLeftOut } = require('./tools.cjs');
+const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../../index.cjs');
+const { filterTools, functionTools, offeredTools, sayLeftOut } = require('../../guard/tools.cjs');
 
 /** What a stripped span is cut to in an `onRecover` event. */
 const SPAN_CUT = 200;

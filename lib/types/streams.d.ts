@@ -1,4 +1,4 @@
-import type { ScaffoldingFilter } from '../index.js';
+import type { ScaffoldingFilter } from '../../index.js';
 
 // The options are whatever ScaffoldingFilter's constructor takes, read from
 // the root typings so the adapters follow it. `[number]` rather than `[0]`:

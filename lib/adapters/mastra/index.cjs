@@ -2,6 +2,6 @@
 // `seamguard/mastra`: seamguard inside a Mastra agent's own loop
 // (`@mastra/core`), as a processor (mastra/guard.cjs).
 
-const { createGuard } = require('./mastra/guard.cjs');
+const { createGuard } = require('./guard.cjs');
 
 exports.createGuard = createGuard;

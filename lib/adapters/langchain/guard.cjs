@@ -17,9 +17,9 @@
 const { createMiddleware } = require('langchain');
 const { Runnable } = require('@langchain/core/runnables');
 const { toJsonSchema } = require('@langchain/core/utils/json_schema');
-const { Guard, MESSAGE_KINDS, withRunMembers } = require('../guard/core.cjs');
-const { valueOfText } = require('../guard/text.cjs');
-const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../index.cjs');
+const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
+const { valueOfText } = require('../../guard/text.cjs');
+const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../../index.cjs');
 
 const isAi = (message) => message !== null && typeof message === 'object' && message.type === 'ai';
 /** A streamed chunk of an AI message (a chunk can be concatenated; a whole message cannot). */

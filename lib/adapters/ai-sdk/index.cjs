@@ -5,8 +5,8 @@
 //   per tool (ai-sdk/guard.cjs);
 // - scaffoldingMiddleware: the stream seam's filter (ai-sdk/scaffolding.cjs).
 
-const { createGuard } = require('./ai-sdk/guard.cjs');
-const { scaffoldingMiddleware } = require('./ai-sdk/scaffolding.cjs');
+const { createGuard } = require('./guard.cjs');
+const { scaffoldingMiddleware } = require('./scaffolding.cjs');
 
 exports.createGuard = createGuard;
 exports.scaffoldingMiddleware = scaffoldingMiddleware;

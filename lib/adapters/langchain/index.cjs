@@ -2,6 +2,6 @@
 // `seamguard/langchain`: seamguard inside a LangChain.js agent's own loop
 // (`createAgent`, langchain 1), as agent middleware (langchain/guard.cjs).
 
-const { createGuard } = require('./langchain/guard.cjs');
+const { createGuard } = require('./guard.cjs');
 
 exports.createGuard = createGuard;

@@ -1,4 +1,4 @@
-import type { CheckReport, ContextError, DispositionLedger, LookupResultReading } from '../index.js';
+import type { CheckReport, ContextError, DispositionLedger, LookupResultReading } from '../../index.js';
 
 /**
  * The options of every framework's `createGuard` (`seamguard/ai-sdk`,

@@ -2,7 +2,7 @@
 // The tools an AI SDK call offers the model, read once for both the guard
 // and the scaffolding middleware.
 
-const { usableTools } = require('../index.cjs');
+const { usableTools } = require('../native.cjs');
 
 /**
  * The function tools in `params.tools`, whatever the tool choice: the

@@ -37,7 +37,7 @@
 // returned stay owed, and the next call announces them and returns that
 // text in front of its own.
 
-const native = require('../index.js');
+const native = require('../native.cjs');
 
 const {
   settings: settingsOf,
