@@ -11,7 +11,7 @@
 
 // The external-ground hygiene is the test model's: one plain reading of the
 // spec's rule, shared rather than written twice.
-import { usableExternal } from '../__test__/check-model.mjs';
+import { usableExternal } from '../__test__/support/check-model.mjs';
 
 const SHORTEST_CHECKED = 4;
 
