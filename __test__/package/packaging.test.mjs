@@ -1,7 +1,7 @@
 // The package as napi-rs lays one out: a platform package per target under
 // npm/, each an optional dependency of the main package at exactly its
-// version; the generated files finished (no loader internals in the
-// typings, a load error that says what to run); a licence; and the install
+// version; the generated typings finished (no loader internals in them),
+// a load error that says what to run (lib/native.cjs); a licence; and the install
 // script's choices: nothing to do when npm brought the platform package, a
 // clear failure when there is neither a platform package nor Rust. The
 // tarballs themselves are packed and installed by scripts/pack-test.mjs.
@@ -12,10 +12,22 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { finishBinding, publishedPlatforms } from '../../scripts/finish-binding.mjs';
+import { finishBinding } from '../../scripts/finish-binding.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/** The platform suffixes napi-rs names packages and binaries by, for the configured targets. */
+function publishedPlatforms(packageJson) {
+  return packageJson.napi.targets.map((triple) => {
+    const [arch, , os, abi] = triple.split('-');
+    const cpu = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' }[arch] ?? arch;
+    if (os === 'darwin') return `darwin-${cpu}`;
+    if (os === 'windows') return `win32-${cpu}-${abi}`;
+    return `${os}-${cpu}-${abi}`;
+  });
+}
+
 const platforms = publishedPlatforms(pkg);
 
 describe('platform packages', () => {
@@ -49,7 +61,7 @@ describe('platform packages', () => {
 });
 
 describe('the generated files, finished', () => {
-  it('index.d.ts and index.js are as finish-binding.mjs leaves them', () => {
+  it('index.d.ts is as finish-binding.mjs leaves it', () => {
     assert.doesNotThrow(() => finishBinding({ check: true }));
   });
 
@@ -61,16 +73,21 @@ describe('the generated files, finished', () => {
   });
 
   it('a missing binary is an error that says what to run, not the generated advice', () => {
+    // lib/native.cjs, the one module that requires the loader, with the
+    // loader and package.json beside it as the package lays them out, and
+    // no binary anywhere.
     const dir = mkdtempSync(join(tmpdir(), 'seamguard-loader-'));
     try {
+      mkdirSync(join(dir, 'lib'));
       copyFileSync(join(root, 'index.js'), join(dir, 'index.js'));
       copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
+      copyFileSync(join(root, 'lib', 'native.cjs'), join(dir, 'lib', 'native.cjs'));
       const env = { ...process.env };
       delete env.NAPI_RS_NATIVE_LIBRARY_PATH;
       delete env.NAPI_RS_FORCE_WASI;
       const run = spawnSync(process.execPath, ['-e', `
-        try { require('./index.js'); console.log('loaded'); }
-        catch (error) { console.log(JSON.stringify({ message: error.message, cause: !!error.cause })); }
+        try { require('./lib/native.cjs'); console.log('loaded'); }
+        catch (error) { console.log(JSON.stringify({ message: error.message, cause: !!error.cause?.cause })); }
       `], { cwd: dir, env, encoding: 'utf8' });
       const { message, cause } = JSON.parse(run.stdout);
       assert.ok(cause);
@@ -84,6 +101,13 @@ describe('the generated files, finished', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('lib/ requires the loader in one place, lib/native.cjs', () => {
+    const requiring = readdirSync(join(root, 'lib'), { recursive: true }).map(String)
+      .filter((file) => file.endsWith('.cjs'))
+      .filter((file) => /require\((['"])(\.\.\/)+index\.js\1\)/.test(readFileSync(join(root, 'lib', file), 'utf8')));
+    assert.deepEqual(requiring, ['native.cjs']);
   });
 });
 
