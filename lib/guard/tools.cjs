@@ -1,8 +1,11 @@
 'use strict';
-// The tools an AI SDK call offers the model, read once for both the guard
-// and the scaffolding middleware.
+// The tools a model call offers, read once for every user of them: the
+// function tools of an AI SDK call (read by the AI SDK's guard and its
+// scaffolding middleware, and by Mastra's guard, whose models are AI SDK
+// models), and the offered tools as ScaffoldingFilter's `tools` option,
+// which the guard's core builds for every framework.
 
-const { usableTools } = require('../native.cjs');
+const { SkippedToolReason, usableTools } = require('../native.cjs');
 
 /**
  * The function tools in `params.tools`, whatever the tool choice: the
@@ -54,7 +57,7 @@ function filterTools(offered) {
  * all. A tool kept without an empty parameter name is not worth a word.
  */
 function sayLeftOut(skipped, said, say) {
-  const fresh = skipped.filter((tool) => tool.reason !== 'empty-parameter' && !said.has(tool.name));
+  const fresh = skipped.filter((tool) => tool.reason !== SkippedToolReason.EmptyParameter && !said.has(tool.name));
   if (fresh.length === 0) return;
   for (const tool of fresh) said.add(tool.name);
   const cut = (name) => JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name);
