@@ -1,5 +1,6 @@
 // unsupportedArgumentsOf and danglingReferencesOf written in plain JavaScript
-// from ../shared/spec/UNSUPPORTED_ARGUMENT.md and DANGLING_REFERENCE.md, the
+// from their rules (docs/checks.md, "unsupported-argument" and
+// "dangling-reference"), the
 // way a framework author would write them in TypeScript: a recursive
 // generator for the string leaves, every frame text lower-cased once per
 // call with toLowerCase, `includes` for containment, and full findings with
@@ -18,7 +19,7 @@ const SHORTEST_CHECKED = 4;
 const SELF_REFERENCED = 'served by nothing \u2014 present only in the model\u2019s own earlier answer';
 const NOWHERE = 'served by nothing in the window the model saw';
 
-/** Every string leaf of `node` with its dot-path (EMPTY_LOOKUP.md's walk). */
+/** Every string leaf of `node` with its dot-path (empty-lookup's walk). */
 function* leavesOf(node, path) {
   if (typeof node === 'string') {
     yield [path, node];

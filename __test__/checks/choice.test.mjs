@@ -1,9 +1,10 @@
 // unsupported-argument at the choice seam: unsupportedArgumentsOf and
-// declaredEnumValuesOf against ../shared/spec/UNSUPPORTED_ARGUMENT.md. The
-// laws of agentfootprint's own unit tests (the field case, the fences, the
-// external-ground door and its hygiene) are here in our words, with the
-// parity traps the spec adds, and a comparison with the plain model in
-// support/check-model.mjs over a few thousand random calls.
+// declaredEnumValuesOf against their rules (docs/checks.md,
+// "unsupported-argument"). The laws of agentfootprint's own unit tests (the
+// field case, the fences, the external-ground door and its hygiene) are
+// here in our words, with the parity traps the spec adds, and a comparison
+// with the plain model in support/check-model.mjs over a few thousand
+// random calls.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';

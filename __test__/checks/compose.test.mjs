@@ -1,5 +1,5 @@
-// dangling-reference at the compose seam: danglingReferencesOf against
-// ../shared/spec/DANGLING_REFERENCE.md. agentfootprint's unit laws (the
+// dangling-reference at the compose seam: danglingReferencesOf against its
+// rules (docs/checks.md, "dangling-reference"). agentfootprint's unit laws (the
 // field case, the two fences, one finding per tool naming every missing
 // ground, no declaration no subject) in our words, the parity traps the
 // spec adds (no predicate key, repeats and order kept, the sets only asked

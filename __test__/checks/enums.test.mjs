@@ -1,5 +1,5 @@
-// declaredEnumValuesOf (lib/guard/enums.cjs): the rules in UNSUPPORTED_ARGUMENT.md,
-// and the step budget seamguard adds.
+// declaredEnumValuesOf (lib/guard/enums.cjs): the rules in docs/checks.md
+// ("unsupported-argument"), and the step budget seamguard adds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';

@@ -319,7 +319,8 @@ describe('RunCorpus methods: every kind of value in every position', () => {
 
   it('emptyLookupOf: call and epoch', () => {
     const call = { toolName: 't', toolCallId: 'c', args: { id: 'rack-7' }, argumentsFrom: ['whats_here'], reading: readLookupResult([], false) };
-    // A call whose reading is undefined is not-applicable before anything else is read (EMPTY_LOOKUP.md, step 1).
+    // A call whose reading is undefined is not-applicable before anything
+    // else is read (docs/checks.md, "empty-lookup").
     everyValueAt('call', {
       run: (v) => corpus().emptyLookupOf(v, 1), names: /call/, project: (answer) => answer.disposition,
       expect: (v) => (isObject(v) ? { either: 'not-applicable' } : THROWS),

@@ -1,6 +1,6 @@
 // The accounting surface (lib/guard/ledger.cjs): the disposition ledger, its
 // error, the finding identity and seamguard's run start. The rules are in
-// DISPOSITION.md.
+// docs/checks.md, "The ledger".
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';

@@ -1,5 +1,6 @@
-// RunCorpus against ../shared/spec/RUN_CORPUS.md: one run's messages, pushed
-// once, evicted as the window drops them, and judged by the three checks.
+// RunCorpus against its rules (docs/checks.md, "One run, one corpus"): one
+// run's messages, pushed once, evicted as the window drops them, and judged
+// by the three checks.
 // Each method must answer exactly what the stateless function answers for
 // the entries in the window (built here by the model corpus in
 // support/check-model.mjs), plus the disposition to note.

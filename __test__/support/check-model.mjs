@@ -1,10 +1,11 @@
 // Plain JavaScript models of the choice-seam and compose-seam checks
-// (../shared/spec/UNSUPPORTED_ARGUMENT.md and DANGLING_REFERENCE.md) and of
-// the run corpus that feeds them (RUN_CORPUS.md), written as directly as the
-// rules read, for the tests to compare the addon against. They decide
-// verdicts only: which fence let each leaf through, which source excused it,
-// which state a finding is in, which grounds a tool is missing. The prose of
-// messages and provenance is the addon's own and is checked separately.
+// (docs/checks.md, "unsupported-argument" and "dangling-reference") and of
+// the run corpus that feeds them ("One run, one corpus"), written as
+// directly as the rules read, for the tests to compare the addon against.
+// They decide verdicts only: which fence let each leaf through, which
+// source excused it, which state a finding is in, which grounds a tool is
+// missing. The prose of messages and provenance is the addon's own and is
+// checked separately.
 
 /** The second witness's value for a value found only in the model's own text. */
 export const SELF_REFERENCED = 'served by nothing \u2014 present only in the model\u2019s own earlier answer';
@@ -13,9 +14,9 @@ export const NOWHERE = 'served by nothing in the window the model saw';
 
 /**
  * Every string leaf of `node` with its dot-path, in walk order: the walk of
- * EMPTY_LOOKUP.md, plus the one guard the addon adds (a container already on
- * the current path is not entered again), so that a cycle ends the branch
- * instead of the model.
+ * empty-lookup (docs/checks.md), plus the one guard the addon adds (a
+ * container already on the current path is not entered again), so that a
+ * cycle ends the branch instead of the model.
  */
 export function* stringLeaves(node, path = '', onPath = new Set()) {
   if (typeof node === 'string') {

@@ -1,5 +1,5 @@
-// A plain JavaScript model of the empty-lookup rules in
-// ../shared/spec/EMPTY_LOOKUP.md, written as directly as the rules read, for
+// A plain JavaScript model of the empty-lookup rules (docs/checks.md,
+// "empty-lookup"), written as directly as the rules read, for
 // the tests to compare the addon against. It decides which leaves are
 // grounded by which tool; the prose of witnesses and messages is the
 // addon's own and is checked separately.

@@ -1,7 +1,8 @@
 'use strict';
 // declaredEnumValuesOf: the strings a tool's input schema lists in `enum`
-// arrays, wherever they sit. The rules are in UNSUPPORTED_ARGUMENT.md; the
-// typing is in ../typings/header.d.ts. It stays in JavaScript because its
+// arrays, wherever they sit. The rules are in docs/checks.md
+// ("unsupported-argument"); the typing is in typings/header.d.ts, which
+// napi-rs puts at the head of index.d.ts. It stays in JavaScript because its
 // rules are JavaScript's own property reads (getters, an inherited `enum`,
 // Proxies) and its answer is a real `Set`.
 

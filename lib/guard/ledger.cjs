@@ -4,7 +4,8 @@
 // Everything here is a few counters or a string per call, so it stays in
 // JavaScript; a trip into Rust would cost more than the work itself.
 //
-// The rules are in DISPOSITION.md; typings in ../typings/header.d.ts.
+// The rules are in docs/checks.md ("The ledger"); the typings are in
+// typings/header.d.ts, which napi-rs puts at the head of index.d.ts.
 
 // ---------------------------------------------------------------------------
 // CheckerDeadError

@@ -1,6 +1,6 @@
 'use strict';
 // `seamguard/mastra`: seamguard inside a Mastra agent's own loop
-// (`@mastra/core`), as a processor (mastra/guard.cjs).
+// (`@mastra/core`), as a processor (guard.cjs).
 
 const { createGuard } = require('./guard.cjs');
 

@@ -1,7 +1,7 @@
 'use strict';
 // `seamguard/openai-agents`: seamguard inside the OpenAI Agents SDK's own
 // loop (`@openai/agents`), as a wrapper of the agent's `Model`
-// (openai-agents/guard.cjs).
+// (guard.cjs).
 
 const { createGuard } = require('./guard.cjs');
 
