@@ -133,3 +133,43 @@ test('the binary loads many times in one process, beside other native modules', 
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout.trim(), '8');
 });
+
+test('the test hooks are reachable from no package export, only by path from __test__', async () => {
+  // Two things exist for the tests alone: crossEveryChunk, which
+  // lib/filter/scaffolding-filter.cjs exports to make a filter take every
+  // chunk across, and the addon's openStreams(), the count of open native
+  // streams, under the loader's `__scaffoldingFilter`. The tests require
+  // them by path; a user can reach neither through `seamguard` or a subpath.
+  const { crossEveryChunk } = require('../../lib/filter/scaffolding-filter.cjs');
+  const { openStreams } = require('../../index.js').__scaffoldingFilter;
+  assert.equal(typeof crossEveryChunk, 'function');
+  assert.equal(typeof openStreams, 'function');
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const entries = Object.keys(pkg.exports).filter((key) => key !== './package.json');
+  // Subpaths are spelled out, no pattern: a `./*` or `./lib/*` entry would
+  // open every file of lib/.
+  for (const key of entries) assert.ok(!key.includes('*'), key);
+  const hooks = new Set([crossEveryChunk, openStreams]);
+  const hookNames = ['crossEveryChunk', 'openStreams', '__scaffoldingFilter'];
+  for (const key of entries) {
+    const specifier = `seamguard${key.slice(1)}`;
+    const seen = new Set();
+    const visit = (value, path, depth) => {
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value) || depth > 6) return;
+      seen.add(value);
+      assert.ok(!hooks.has(value), path);
+      for (const name of Reflect.ownKeys(value)) {
+        assert.ok(!hookNames.includes(name), `${path}.${String(name)}`);
+        const descriptor = Object.getOwnPropertyDescriptor(value, name);
+        if (descriptor && 'value' in descriptor) visit(descriptor.value, `${path}.${String(name)}`, depth + 1);
+      }
+      visit(Object.getPrototypeOf(value), `${path}.[[Prototype]]`, depth + 1);
+    };
+    visit(require(specifier), specifier, 0);
+    visit(await import(specifier), `import(${specifier})`, 0);
+  }
+  // The files behind them are not exported by path either.
+  for (const internal of ['seamguard/lib/filter/scaffolding-filter.cjs', 'seamguard/lib/native.cjs', 'seamguard/index.js']) {
+    assert.throws(() => require(internal), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }, internal);
+  }
+});
