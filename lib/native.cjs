@@ -7,12 +7,13 @@
 // When no binary loads, the loader's own error blames an npm bug and says
 // to delete package-lock.json and node_modules, which is the wrong advice
 // here. This module throws in its place an error that names the platform
-// package to install and the command that builds from source, with the
-// loader's error as its `cause` (and what each attempt hit as that error's
-// `cause`). Kept here rather than patched into the generated loader, the
-// message needs no step after `napi build`, and the published platforms
-// are read from package.json's optionalDependencies, the list npm installs
-// from, so the message cannot name a platform package that does not exist.
+// package to install and the command that builds from source, with what
+// each attempt hit (the loader's error's own `cause`) as its `cause`, so
+// that the wrong advice is not printed under it either. Kept here rather
+// than patched into the generated loader, the message needs no step after
+// `napi build`, and the published platforms are read from package.json's
+// optionalDependencies, the list npm installs from, so the message cannot
+// name a platform package that does not exist.
 
 const { readFileSync } = require('node:fs');
 
@@ -20,7 +21,16 @@ let binding;
 try {
   binding = require('../index.js');
 } catch (error) {
-  throw new Error(loadErrorMessage(), { cause: error });
+  throw loadError(error);
+}
+
+/**
+ * The error for a binding that did not load, given the loader's. Its cause
+ * is the loader's own cause, what each attempt hit; an error with no cause
+ * (the loader tried nothing, or failed some other way) is the cause whole.
+ */
+function loadError(error) {
+  return new Error(loadErrorMessage(), { cause: error?.cause ?? error });
 }
 
 /** The platform as napi-rs names binaries and packages: linux-x64-gnu, darwin-arm64, win32-x64-msvc, … */
@@ -51,7 +61,7 @@ function loadErrorMessage() {
   } catch {
     // Not installed.
   }
-  const lines = [`seamguard: no native binary for ${platform} could be loaded (the loader's error, with what each attempt hit, is error.cause).`];
+  const lines = [`seamguard: no native binary for ${platform} could be loaded (what each attempt hit is in error.cause).`];
   if (!published.includes(platform)) {
     lines.push(`seamguard publishes no prebuilt binary for ${platform} (it does for ${published.join(', ')}).`);
     lines.push('Build one from source: install Rust (https://rustup.rs), then run: npm rebuild seamguard');
