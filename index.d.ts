@@ -2,8 +2,9 @@
 /* eslint-disable */
 
 // The declarations above the generated ones: what the package implements in
-// JavaScript (lib/accounting.cjs, lib/enums.cjs, lib/scaffolding-filter.cjs)
-// and the one export that is another name for a native class. `napi build`
+// JavaScript (lib/guard/ledger.cjs, lib/guard/enums.cjs,
+// lib/filter/scaffolding-filter.cjs) and the one export that is another
+// name for a native class. `napi build`
 // writes this header (typings/header.d.ts) at the top of index.d.ts; every
 // other declaration comes from the Rust code.
 

@@ -721,46 +721,13 @@ if (!nativeBinding || forceWasi) {
   }
 }
 
-// seamguard: the message for a native binary that is missing or will not load,
-// put here by scripts/finish-binding.mjs after `napi build` in place of the
-// generated one. Each place the loader tried is in `error.cause`.
-function seamguardLoadErrorMessage() {
-  const published = ['linux-x64-gnu', 'linux-arm64-gnu', 'linux-x64-musl', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64', 'win32-x64-msvc']
-  const platform =
-    process.platform === 'linux'
-      ? 'linux-' + process.arch + '-' + (isMusl() ? 'musl' : 'gnu')
-      : process.platform === 'win32'
-        ? 'win32-' + process.arch + '-msvc'
-        : process.platform + '-' + process.arch
-  const name = 'seamguard-' + platform
-  let version = ''
-  try {
-    version = require('./package.json').version
-  } catch {}
-  let installed = false
-  try {
-    require.resolve(name + '/package.json')
-    installed = true
-  } catch {}
-  const lines = ['seamguard: no native binary for ' + platform + ' could be loaded (what each attempt hit is in error.cause).']
-  if (!published.includes(platform)) {
-    lines.push('seamguard publishes no prebuilt binary for ' + platform + ' (it does for ' + published.join(', ') + ').')
-    lines.push('Build one from source: install Rust (https://rustup.rs), then run: npm rebuild seamguard')
-  } else if (!installed) {
-    lines.push('The binary comes in the package ' + name + ', which npm installs with seamguard as an optional dependency; it is not installed (optional dependencies omitted, or a lockfile made on another platform).')
-    lines.push('Install it: npm install ' + name + (version ? '@' + version : ''))
-    lines.push('Or build one from source: install Rust (https://rustup.rs), then run: npm rebuild seamguard')
-  } else {
-    lines.push(name + ' is installed but its binary did not load on this machine (see error.cause).')
-    lines.push('Build one from source instead: install Rust (https://rustup.rs), then run: SEAMGUARD_BUILD_FROM_SOURCE=1 npm rebuild seamguard')
-  }
-  lines.push('In a clone of the seamguard repository, run: npm run build')
-  return lines.join('\n')
-}
-
 if (!nativeBinding) {
   if (loadErrors.length > 0) {
-    const error = new Error(seamguardLoadErrorMessage())
+    const error = new Error(
+      `Cannot find native binding. ` +
+        `npm has a bug related to optional dependencies (https://github.com/npm/cli/issues/4828). ` +
+        'Please try `npm i` again after removing both package-lock.json and node_modules directory.',
+    )
     // assign instead of the `new Error(message, { cause })` options form,
     // which Node < 16.9 silently ignores
     error.cause = createLoadErrorChain(loadErrors)

@@ -1,5 +1,6 @@
 // unsupportedArgumentsOf and danglingReferencesOf written in plain JavaScript
-// from ../shared/spec/UNSUPPORTED_ARGUMENT.md and DANGLING_REFERENCE.md, the
+// from their rules (docs/checks.md, "unsupported-argument" and
+// "dangling-reference"), the
 // way a framework author would write them in TypeScript: a recursive
 // generator for the string leaves, every frame text lower-cased once per
 // call with toLowerCase, `includes` for containment, and full findings with
@@ -11,14 +12,14 @@
 
 // The external-ground hygiene is the test model's: one plain reading of the
 // spec's rule, shared rather than written twice.
-import { usableExternal } from '../__test__/check-model.mjs';
+import { usableExternal } from '../__test__/support/check-model.mjs';
 
 const SHORTEST_CHECKED = 4;
 
 const SELF_REFERENCED = 'served by nothing \u2014 present only in the model\u2019s own earlier answer';
 const NOWHERE = 'served by nothing in the window the model saw';
 
-/** Every string leaf of `node` with its dot-path (EMPTY_LOOKUP.md's walk). */
+/** Every string leaf of `node` with its dot-path (empty-lookup's walk). */
 function* leavesOf(node, path) {
   if (typeof node === 'string') {
     yield [path, node];

@@ -1,8 +1,9 @@
-// emptyLookupOf written in plain JavaScript from ../shared/spec/EMPTY_LOOKUP.md,
-// the way a framework author would write it in TypeScript: a recursive
-// generator for the string leaves, the declared grounds lower-cased once per
-// call, and findings with all three witnesses and a full message. It is the
-// baseline the benchmark measures the addon against; its prose is its own.
+// emptyLookupOf written in plain JavaScript from its rules (docs/checks.md,
+// "empty-lookup"), the way a framework author would write it in TypeScript:
+// a recursive generator for the string leaves, the declared grounds
+// lower-cased once per call, and findings with all three witnesses and a
+// full message. It is the baseline the benchmark measures the addon
+// against; its prose is its own.
 
 const CEILING =
   'An empty answer can be perfectly true: the thing looked up may exist and simply have nothing to show at ' +

@@ -1,7 +1,7 @@
 // Inputs for the benchmark, all generated from fixed seeds so every run
 // measures the same work.
 
-import { rng } from '../__test__/helpers.mjs';
+import { rng } from '../__test__/support/helpers.mjs';
 
 export { rng };
 

@@ -6,7 +6,8 @@
 // 1. A development checkout (this folder is not inside a node_modules, and
 //    the napi CLI is installed in it): `napi build --platform --release`,
 //    which also regenerates index.js and index.d.ts, then finish-binding.mjs
-//    finishes those two. The build cache stays in target/, as for any crate.
+//    finishes index.d.ts. The build cache stays in target/, as for any
+//    crate.
 // 2. A user's install on a platform seamguard publishes a binary for: npm
 //    has installed the platform package `seamguard-<platform>` (an optional
 //    dependency) and the loader takes the binary from there. Nothing to do.

@@ -100,7 +100,7 @@ try {
   // What each tarball holds.
   assert.deepEqual(platform.files, ['LICENSE', 'README.md', 'package.json', binaryName].sort());
   // The README links its reference pages, so they travel with it.
-  for (const required of ['LICENSE', 'README.md', 'docs/scaffolding-filter.md', 'package.json', 'index.js', 'index.d.ts', 'lib/index.cjs', 'lib/ai-sdk.cjs', 'lib/ai-sdk.d.ts',
+  for (const required of ['LICENSE', 'README.md', 'docs/scaffolding-filter.md', 'package.json', 'index.js', 'index.d.ts', 'lib/index.cjs', 'lib/native.cjs', 'lib/adapters/ai-sdk/index.cjs', 'lib/types/ai-sdk.d.ts',
     'scripts/build-native.mjs', 'scripts/finish-binding.mjs', 'Cargo.toml', 'Cargo.lock', 'build.rs', 'src/lib.rs']) {
     assert.ok(main.files.includes(required), `the main tarball lacks ${required}`);
   }

@@ -31,10 +31,13 @@ const require = createRequire(join(root, 'package.json'));
 const run = (command, args) => execFileSync(command, args, { cwd: root, stdio: 'inherit' });
 const step = (title) => console.log(`\n== ${title}`);
 
-const nodeTests = readdirSync(join(root, '__test__'))
+// Every *.test.mjs under __test__/, in its folders (checks/, filter/,
+// guard/, package/, types/), sorted by path.
+const nodeTests = readdirSync(join(root, '__test__'), { recursive: true })
+  .map(String)
   .filter((name) => name.endsWith('.test.mjs'))
-  .sort()
-  .map((name) => join('__test__', name));
+  .map((name) => join('__test__', name))
+  .sort();
 
 run(process.execPath, ['scripts/lint.mjs']);
 
@@ -54,8 +57,8 @@ for (const typescript of ['typescript', 'typescript-7']) {
   const version = execFileSync(process.execPath, [tsc, '--version'], { cwd: root, encoding: 'utf8' }).trim();
   step(`type tests, TypeScript ${version.replace(/^Version /, '')} (${typescript})`);
   for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json']) {
-    console.log(`tsc -p __test__/${project}`);
-    run(process.execPath, [tsc, '-p', join('__test__', project)]);
+    console.log(`tsc -p __test__/types/${project}`);
+    run(process.execPath, [tsc, '-p', join('__test__', 'types', project)]);
   }
 }
 

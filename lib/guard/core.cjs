@@ -13,14 +13,14 @@
 // the model or a tool sees, or throw into the user's run. A check that
 // cannot be made is an `unreachable` note and an error handed to `onError`.
 
-const native = require('../../index.js');
-const { beginIntegrityRun, contextErrorIdentity } = require('../accounting.cjs');
-const { declaredEnumValuesOf } = require('../enums.cjs');
+const native = require('../native.cjs');
+const { beginIntegrityRun, contextErrorIdentity } = require('./ledger.cjs');
+const { declaredEnumValuesOf } = require('./enums.cjs');
 const { searchableText } = require('./text.cjs');
 const { Runs } = require('./runs.cjs');
 const { closestNames } = require('./names.cjs');
 const { MESSAGE_KINDS } = require('./kinds.cjs');
-const { filterTools, sayLeftOut } = require('../ai-sdk/tools.cjs');
+const { filterTools, sayLeftOut } = require('./tools.cjs');
 
 // Marks the one error a guard throws into a run: a misspelt name in
 // `argumentsFrom` under `posture: 'dev'`.

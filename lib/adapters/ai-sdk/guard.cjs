@@ -1,0 +1,246 @@
+'use strict';
+// The guard as an AI SDK language-model middleware (6 and 7). It only
+// translates: the prompt's messages, the tools on offer and the answer's tool
+// calls into the guard core's terms (../guard/core.cjs). It hands the model
+// and the caller everything exactly as it came, and needs nothing from `ai`
+// at run time.
+
+const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
+const { offeredTools, functionTools } = require('../../guard/tools.cjs');
+const { valueOfText } = require('../../guard/text.cjs');
+
+/**
+ * The text parts (and reasoning) of a message's content, one per line; an
+ * empty part adds no line (a response message leaves empty parts out).
+ */
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const part of content) {
+    if ((part?.type === 'text' || part?.type === 'reasoning') && typeof part.text === 'string' && part.text !== '') {
+      text = text === '' ? part.text : `${text}\n${part.text}`;
+    }
+  }
+  return text;
+}
+
+/** What a tool-result part's output reads as, to the model. */
+function readOutput(output) {
+  switch (output?.type) {
+    case 'json':
+    case 'text':
+      return { value: output.value, error: false };
+    case 'error-json':
+    case 'error-text':
+      return { value: output.value, error: true };
+    case 'execution-denied':
+      return { value: output.reason ?? '', error: true };
+    case 'content':
+      // Text and media parts: the model reads the text; it is no rowset.
+      return { value: textOf(output.value), error: false };
+    default:
+      return { value: output?.value, error: false };
+  }
+}
+
+/** The call id of the first part of this type, if any. */
+function firstCallId(content, type) {
+  if (!Array.isArray(content)) return undefined;
+  for (const part of content) {
+    if (part?.type === type) return part.toolCallId;
+  }
+  return undefined;
+}
+
+const resultEntry = (part) => ({ role: 'tool', toolName: part.toolName, toolCallId: part.toolCallId, ...readOutput(part.output) });
+
+// The kinds of prompt message, as the guard tells them apart. An assistant
+// message that calls tools is named by its first call's id, and so is the
+// tool message that answers it: two kinds, so the two names never meet.
+const { SYSTEM, USER, ASSISTANT, CALLS, RESULTS } = MESSAGE_KINDS;
+const KINDS = { system: SYSTEM, user: USER, assistant: ASSISTANT, tool: RESULTS };
+
+/** Reads the AI SDK's prompt messages (`LanguageModelV3Prompt` and V4) for the guard. */
+const promptMessages = {
+  kindOf(message) {
+    const kind = KINDS[message.role] ?? USER;
+    return kind === ASSISTANT && firstCallId(message.content, 'tool-call') !== undefined ? CALLS : kind;
+  },
+  keyOf(message, kind) {
+    switch (kind) {
+      case SYSTEM:
+        return message.content;
+      case CALLS:
+        return firstCallId(message.content, 'tool-call');
+      case RESULTS:
+        return firstCallId(message.content, 'tool-result') ?? '';
+      default:
+        return textOf(message.content);
+    }
+  },
+  entriesOf(message) {
+    switch (message.role) {
+      case 'system':
+        return [{ role: 'system', text: message.content }];
+      case 'user':
+        return [{ role: 'user', text: textOf(message.content) }];
+      case 'assistant': {
+        const calls = [];
+        const results = [];
+        for (const part of message.content) {
+          if (part === null || typeof part !== 'object') continue;
+          // The prompt holds a call's input decoded; an app that wrote the
+          // prompt itself may have left it as JSON text.
+          if (part.type === 'tool-call') calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: typeof part.input === 'string' ? valueOfText(part.input) : part.input });
+          // A provider-executed tool's result sits in the assistant message.
+          else if (part.type === 'tool-result') results.push(resultEntry(part));
+        }
+        return [{ role: 'assistant', text: textOf(message.content), calls }, ...results];
+      }
+      case 'tool':
+        return message.content.filter((part) => part?.type === 'tool-result').map(resultEntry);
+      default:
+        return [];
+    }
+  },
+};
+
+/**
+ * The guard's side of one AI SDK model call, for this middleware and for
+ * the adapters that run AI SDK models (Mastra): `begin(params)` before the
+ * call (a promise of the call, `undefined` when nothing is judged), then
+ * `answered(call, content)` with the answer's content parts, or
+ * `failed(call)` when the model call threw. `scope` is the conversation's
+ * identity where the caller has one (see Guard.modelCall).
+ */
+function modelCalls(guard) {
+  return {
+    begin: (params, scope) =>
+      guard.attempt(() => guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope ?? runIdOf(params))),
+    answered: (call, content) =>
+      guard.attempt(() => {
+        const parts = Array.isArray(content) ? content : [];
+        const calls = parts.filter((part) => part?.type === 'tool-call');
+        guard.answered(call, calls, { role: 'assistant', content: parts }, promptMessages);
+      }),
+    failed: (call) => guard.attempt(() => guard.failed(call)),
+    /** The model's own call, `make()`; when it throws, the run waits for its retry. */
+    async made(call, make) {
+      try {
+        return await make();
+      } catch (error) {
+        if (call !== undefined) guard.attempt(() => guard.failed(call));
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * The run id a caller names in `providerOptions: { seamguard: { runId } }`
+ * (the AI SDK hands a call's provider options to every middleware, and each
+ * provider reads only its own key): a conversation's own id, where the app
+ * has one, instead of the run the guard finds from the prompt.
+ */
+function runIdOf(params) {
+  const runId = params?.providerOptions?.seamguard?.runId;
+  return typeof runId === 'string' && runId !== '' ? runId : undefined;
+}
+
+/**
+ * A streamed answer's content as the response message will hold it: its
+ * texts and reasonings (by id, in the order they began) and its tool calls.
+ */
+function streamedContent() {
+  const content = [];
+  const open = new Map();
+  const add = (type, id, delta) => {
+    const key = `${type}\u0000${id}`;
+    let part = open.get(key);
+    if (part === undefined) {
+      part = { type, text: '' };
+      open.set(key, part);
+      content.push(part);
+    }
+    if (typeof delta === 'string') part.text += delta;
+  };
+  return {
+    content,
+    read(part) {
+      switch (part?.type) {
+        case 'text-delta':
+          add('text', part.id, part.delta ?? part.text);
+          break;
+        case 'reasoning-delta':
+          add('reasoning', part.id, part.delta ?? part.text);
+          break;
+        case 'tool-call':
+          content.push(part);
+          break;
+        default:
+      }
+    },
+  };
+}
+
+/**
+ * A guard: `middleware` for `wrapLanguageModel`, made once and shared by
+ * every conversation the model serves; each conversation's run is found
+ * from its prompt. `findings` and `ledger` are the latest run's,
+ * `run(id)` any live run's.
+ */
+function createGuard(options) {
+  const guard = new Guard(options, 'createGuard');
+  const calls = modelCalls(guard);
+
+  const middleware = {
+    specificationVersion: 'v3',
+    async wrapGenerate({ doGenerate, params }) {
+      const call = await calls.begin(params);
+      const result = await calls.made(call, doGenerate);
+      if (call !== undefined) calls.answered(call, result?.content);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const call = await calls.begin(params);
+      const response = await calls.made(call, doStream);
+      if (call === undefined) return response;
+      // The answer is judged whole: at its finish part, or when the stream
+      // ends without one. A stream that errors fails the call.
+      const answer = streamedContent();
+      let judged = false;
+      const judge = () => {
+        if (judged) return;
+        judged = true;
+        calls.answered(call, answer.content);
+      };
+      const watch = new TransformStream({
+        transform(part, controller) {
+          try {
+            if (part?.type === 'error') {
+              judged = true;
+              calls.failed(call);
+            } else if (part?.type === 'finish') judge();
+            else answer.read(part);
+          } catch (error) {
+            guard.report(error);
+          }
+          controller.enqueue(part);
+        },
+        flush: judge,
+      });
+      return { ...response, stream: response.stream.pipeThrough(watch) };
+    },
+  };
+
+  return withRunMembers(guard, {
+    middleware,
+    // The guard is a middleware itself too, so `middleware: guard` (an easy
+    // slip for `guard.middleware`) guards rather than silently passing through.
+    ...middleware,
+  });
+}
+
+exports.createGuard = createGuard;
+exports.modelCalls = modelCalls;
+exports.promptMessages = promptMessages;

@@ -1,7 +1,0 @@
-'use strict';
-// `seamguard/langchain`: seamguard inside a LangChain.js agent's own loop
-// (`createAgent`, langchain 1), as agent middleware (langchain/guard.cjs).
-
-const { createGuard } = require('./langchain/guard.cjs');
-
-exports.createGuard = createGuard;

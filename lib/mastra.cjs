@@ -1,7 +1,0 @@
-'use strict';
-// `seamguard/mastra`: seamguard inside a Mastra agent's own loop
-// (`@mastra/core`), as a processor (mastra/guard.cjs).
-
-const { createGuard } = require('./mastra/guard.cjs');
-
-exports.createGuard = createGuard;

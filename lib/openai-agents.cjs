@@ -1,8 +1,0 @@
-'use strict';
-// `seamguard/openai-agents`: seamguard inside the OpenAI Agents SDK's own
-// loop (`@openai/agents`), as a wrapper of the agent's `Model`
-// (openai-agents/guard.cjs).
-
-const { createGuard } = require('./openai-agents/guard.cjs');
-
-exports.createGuard = createGuard;

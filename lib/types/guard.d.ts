@@ -1,0 +1,111 @@
+import type { CheckReport, ContextError, DispositionLedger, LookupResultReading } from '../../index.js';
+
+/**
+ * The options of every framework's `createGuard` (`seamguard/ai-sdk`,
+ * `seamguard/langchain`, `seamguard/openai-agents`, `seamguard/mastra`).
+ * Each is checked when the guard is made.
+ */
+export interface GuardOptions {
+  /**
+   * Arms the checks, per tool: the tools whose results ground its
+   * arguments, as agentfootprint declares them. A tool named here with at
+   * least one ground is armed at every seam; a tool not named is never
+   * judged (its results still ground others). No armed tool: every check's
+   * row says `not-applicable` once.
+   */
+  readonly argumentsFrom?: Readonly<Record<string, readonly string[]>> | undefined;
+  /**
+   * How to read an armed tool's result for the empty-lookup check, per
+   * tool, when the default does not fit. It receives the result as the
+   * prompt carries it (what the model reads, after any `toModelOutput`) and
+   * returns `readLookupResult(rows, declaredAbsence)`, or `undefined` for a
+   * result that is not a lookup answer. The default reads an array as a
+   * rowset, agentfootprint's absence envelope (`{ af_absent: true,
+   * checked: [...] }`) as an absence, and anything else as not a lookup.
+   */
+  readonly readResult?: Readonly<Record<string, (output: unknown) => LookupResultReading | undefined | PromiseLike<LookupResultReading | undefined>>> | undefined;
+  /**
+   * Called with each new finding (one per identity in a run) as it is
+   * filed, and the run it belongs to. It may be async; what it throws or
+   * rejects with goes to `onError`, and the finding is filed and counted
+   * all the same.
+   */
+  readonly onFinding?: ((finding: ContextError, run: FindingRun) => unknown) | undefined;
+  /**
+   * Called when a check could not be made (an input past the checks'
+   * limits, a `readResult` or `onFinding` that threw, a message the guard
+   * could not read). The run goes on and the encounter is `unreachable` in
+   * the ledger. Without it, the first such error is printed once with
+   * `console.warn`.
+   */
+  readonly onError?: ((error: unknown) => unknown) | undefined;
+  /**
+   * `'dev'` runs each check's canary at every run start, as
+   * `beginIntegrityRun` does; `'prod'` (the default) does not.
+   */
+  readonly posture?: 'dev' | 'prod' | undefined;
+  /**
+   * How many runs (conversations) one guard holds at most: the least
+   * recently used beyond it is ended. 1000 by default. A guard holds only
+   * live runs, so a server's memory stays flat however many conversations
+   * it serves; a conversation whose run was ended and that goes on is
+   * judged as a new run (said once through `onError`).
+   */
+  readonly maxRuns?: number | undefined;
+}
+
+/** The run a finding belongs to, as `onFinding` is told. */
+export interface FindingRun {
+  /**
+   * The run's id: the framework's thread id where it has one (LangChain's
+   * `configurable.thread_id`, Mastra's memory thread),
+   * else an id the guard made (a UUID). `guard.run(id)` reads the run
+   * while it is live.
+   */
+  readonly id: string;
+  /** The tool call the finding is about; `undefined` for a dangling reference (a tool on offer). */
+  readonly toolCallId: string | undefined;
+}
+
+/** A run's ledger: a disposition ledger whose rows also say why encounters went unreachable. */
+export interface GuardLedger extends DispositionLedger {
+  report(): readonly GuardCheckReport[];
+}
+
+/** A ledger row, with the reasons the guard gave for its unreachable encounters. */
+export interface GuardCheckReport extends CheckReport {
+  /**
+   * Why encounters went unreachable, each once: a name in `argumentsFrom`
+   * no offered tool has (with the closest offered names), a message the
+   * guard could not read. Absent when there is nothing to explain.
+   */
+  readonly reasons?: readonly string[];
+}
+
+/** One live run of a guard, as `guard.run(id)` gives it. */
+export interface GuardRunView {
+  readonly id: string;
+  /** The run's findings, the first of each identity, in filing order. A copy. */
+  readonly findings: readonly ContextError[];
+  /** The run's ledger. */
+  readonly ledger: GuardLedger;
+}
+
+/**
+ * What every framework's guard keeps of the conversations it serves: one
+ * run each. `findings` and `ledger` are the latest run's (the run of the
+ * latest model call), which is all a guard serving one conversation needs;
+ * a server reads each run by its id.
+ */
+export interface GuardRun {
+  /** The latest run's findings, the first of each identity, in filing order. A new array at every read. */
+  readonly findings: readonly ContextError[];
+  /** The latest run's ledger: one row per check, every encounter noted. */
+  readonly ledger: GuardLedger;
+  /** A live run, by the id `onFinding` was told; `undefined` once it has ended. */
+  run(id: string): GuardRunView | undefined;
+  /** The live runs' ids, least recently used first. */
+  runIds(): string[];
+  /** Ends every run: the next model call starts a new one, with a new ledger. */
+  newRun(): void;
+}
