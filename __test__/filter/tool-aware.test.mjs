@@ -17,7 +17,8 @@
 // languages of those names, must come out unchanged, with nothing
 // stripped, in every chunking.
 //
-// The grammar and its precision rules are stated in src/scaffolding/calls.rs.
+// The grammar is stated in src/filter/tool_aware/mod.rs, its precision
+// rules in docs/design.md (tool-aware detection: precision).
 // A failing case prints its seed; TOOL_AWARE_SEED=<n> replays the run.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -68,7 +69,7 @@ const SEEN = new Set();
 const COUNTS = new Map();
 const note = (...kinds) => kinds.forEach((kind) => { SEEN.add(kind); COUNTS.set(kind, (COUNTS.get(kind) ?? 0) + 1); });
 
-/** What calls.rs calls a tool-ish name: one that says it wraps calls. */
+/** What the tool-aware stage calls a tool-ish name: one that says it wraps calls. */
 const toolish = (name) => /tool|call/i.test(name);
 const cap = (word) => word[0].toUpperCase() + word.slice(1);
 
@@ -211,7 +212,7 @@ function args(r, kind) {
 
 // ---------------------------------------------------------------------------
 // Wrappers: what opens a leak and what closes it, and how strong each is
-// (calls.rs's levels: 0 none, 1 bracket, 2 weak, 3 strong).
+// (the tool-aware stage's levels: 0 none, 1 bracket, 2 weak, 3 strong).
 
 function tokenWord(r, avoid = []) {
   let word;

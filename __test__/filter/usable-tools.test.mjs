@@ -1,6 +1,6 @@
 // usableTools: the tools of a list that tool-aware detection can use, and
 // what it leaves out, by the same rules `new ScaffoldingFilter({ tools })`
-// refuses a list by (src/scaffolding/tool_names.rs holds them once).
+// refuses a list by (src/filter/tool_names.rs holds them once).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
