@@ -11,7 +11,7 @@
 // is built on, are not among them.
 
 const native = require('../index.js');
-const { ScaffoldingFilter, ScaffoldRegistry } = require('./scaffolding-filter.cjs');
+const { ScaffoldingFilter, FilterPlan, ScaffoldRegistry } = require('./scaffolding-filter.cjs');
 const accounting = require('./accounting.cjs');
 const { declaredEnumValuesOf } = require('./enums.cjs');
 
@@ -26,6 +26,7 @@ exports.__napiBindingTarget = native.__napiBindingTarget;
 exports.RunCorpus = RunCorpus;
 exports.ProducedCorpus = RunCorpus;
 exports.ScaffoldingFilter = ScaffoldingFilter;
+exports.FilterPlan = FilterPlan;
 exports.ScaffoldRegistry = ScaffoldRegistry;
 exports.AssertionStratum = native.AssertionStratum;
 exports.ContextErrorKind = native.ContextErrorKind;

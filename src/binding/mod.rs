@@ -9,6 +9,6 @@ mod compose;
 mod corpus;
 mod empty_lookup;
 mod family;
+mod filter;
 mod js;
 mod live;
-mod scaffolding;
