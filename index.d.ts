@@ -27,17 +27,20 @@ declare global {
  * across chunks comes out whole once the outputs are joined.
  *
  * A filter keeps native memory only while a stream is open: from the first
- * `feed()` that needs it to the `flush()` that ends the stream. A filter
- * dropped with its stream open has it freed once the event loop turns;
- * `[Symbol.dispose]()` (or `using`) frees it at once.
+ * `feed()` that needs it (for a filter made from options, from the moment
+ * it is made: its stream holds what they compiled to) to the `flush()`
+ * that ends the stream. A filter dropped with its stream open has it freed
+ * once the event loop turns; `[Symbol.dispose]()` (or `using`) frees it at
+ * once.
  */
 export declare class ScaffoldingFilter {
   /**
    * A filter for the default patterns (`SCAFFOLD_PATTERNS`) with the
    * reference filter's behaviour, for the given options, or for the
    * options a `FilterPlan` compiled. Options are checked and compiled
-   * here, once for this filter: for many filters with the same options,
-   * build a `FilterPlan` once and pass it instead. Bad options are a
+   * here, for this filter (and again if it is fed after a `flush()`): for
+   * many filters with the same options, build a `FilterPlan` once and pass
+   * it instead. Bad options are a
    * `TypeError` (a `RangeError` for a `maxHeld` that is not a positive
    * integer) naming the option, and the entry for a pattern.
    */

@@ -45,6 +45,7 @@ const native = require('../index.js');
 
 const {
   compile,
+  openWith,
   open: openStream,
   feed: feedStream,
   finish,
@@ -172,11 +173,20 @@ class ScaffoldingFilter {
   #registered = false;
 
   constructor(options) {
-    const plan = options === undefined
-      ? DEFAULTS
-      : planIn(options, 'ScaffoldingFilter') ?? planOf('ScaffoldingFilter', options);
-    this.#plan = plan;
-    this.#mayStart = plan.mayStart;
+    const plan = options === undefined ? DEFAULTS : planIn(options, 'ScaffoldingFilter');
+    if (plan !== undefined) {
+      this.#plan = plan;
+      this.#mayStart = plan.mayStart;
+      return;
+    }
+    // Options: compiled into a stream opened now, which owns what they
+    // compiled to and frees it at the flush (`openWith`). A plan kept for
+    // this filter alone would be freed only by a finalizer, after the loop
+    // that made it yields.
+    const [handle, startUnits, onStrip] = openWith(options, 'ScaffoldingFilter');
+    this.#plan = { compiled: undefined, options, startUnits, mayStart: startTest(startUnits), onStrip };
+    this.#mayStart = this.#plan.mayStart;
+    this.#adopt(handle);
   }
 
   static {
@@ -290,14 +300,24 @@ class ScaffoldingFilter {
   }
 
   #open() {
+    if (this.#plan.compiled === undefined) {
+      // Made from options and fed again after a flush: the options are
+      // compiled again, into a plan this filter keeps from now on.
+      this.#plan = planOf('ScaffoldingFilter', this.#plan.options);
+    }
     const handle = openStream(this.#plan.compiled);
+    this.#adopt(handle);
+    return handle;
+  }
+
+  /** Takes `handle`, a stream just opened, as this filter's. */
+  #adopt(handle) {
     this.#handle = handle;
     this.#slot = unregistered.push(this) - 1;
     if (!registering) {
       registering = true;
       queueMicrotask(ScaffoldingFilter.#registerOpen);
     }
-    return handle;
   }
 
   /** When a job ends: puts every stream it left open under the registry. */

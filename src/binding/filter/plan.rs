@@ -105,27 +105,43 @@ pub(super) fn open_plan(js: Js, value: Handle, who: &str) -> Result<(scaffolding
 }
 
 /// Checks and compiles a filter's options once: `[plan, startUnits,
-/// onStrip]`, the plan an opaque `External`, `startUnits` a string or `null`
-/// (when no set of units decides: tool-aware detection, a tidy filter),
-/// `onStrip` the callback or `undefined`. `who` is the class whose
-/// constructor was called, and names the options in errors
+/// onStrip]` (see `with_parts`), the plan an opaque `External`. `who` is
+/// the class whose constructor was called, and names the options in errors
 /// (`ScaffoldingFilter: options.patterns[2].end`).
 #[napi(namespace = "__scaffoldingFilter", js_name = "compile", skip_typescript, catch_unwind)]
 pub fn compile<'env>(env: &'env Env, options: Unknown<'env>, who: String) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     let (plan, on_strip) = read_options(js, options.raw(), &who)?;
-    let start_units = match plan.start_units() {
-        Some(units) => js.string(&units)?,
-        None => js.null()?,
-    };
+    let start_units = start_units_of(js, &plan)?;
+    // An `External`, not a class instance: JavaScript sees only an opaque
+    // value, which `FilterPlan` keeps private.
+    let plan = External::new(plan).into_unknown(env)?.raw();
+    Ok(js.unknown(with_parts(js, plan, start_units, on_strip)?))
+}
+
+/// `plan`'s start units as JavaScript keeps them: a string, or `null` when
+/// no set of units decides (tool-aware detection, a tidy filter).
+pub(super) fn start_units_of(js: Js, plan: &Plan) -> Result<Handle> {
+    match plan.start_units() {
+        Some(units) => js.string(&units),
+        None => js.null(),
+    }
+}
+
+/// `[first, startUnits, onStrip]`: `first` (a plan, or a stream opened
+/// from one) with what JavaScript keeps beside it, `onStrip` the callback
+/// or `undefined`.
+pub(super) fn with_parts(
+    js: Js,
+    first: Handle,
+    start_units: Handle,
+    on_strip: Option<Handle>,
+) -> Result<Handle> {
     let on_strip = match on_strip {
         Some(on_strip) => on_strip,
         None => js.undefined()?,
     };
-    // An `External`, not a class instance: JavaScript sees only an opaque
-    // value, which `FilterPlan` keeps private.
-    let plan = External::new(plan).into_unknown(env)?.raw();
-    Ok(js.unknown(js.array(&[plan, start_units, on_strip])?))
+    js.array(&[first, start_units, on_strip])
 }
 
 /// A bad tool list, named as `who`'s options.

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 
 use super::super::js::{Handle, Js};
-use super::plan::{open_plan, read_options};
+use super::plan::{open_plan, read_options, start_units_of, with_parts};
 use napi::bindgen_prelude::*;
 use napi::{sys, Env, Unknown, ValueType};
 use napi_derive::napi;
@@ -194,6 +194,22 @@ pub fn stream_open<'env>(env: &'env Env, plan: Unknown<'env>) -> Result<Unknown<
     let js = Js::new(env);
     let (core, reports) = open_plan(js, plan.raw(), "ScaffoldingFilter")?;
     Ok(js.unknown(open_stream(js, Stream { core, reports, reported: 0 })?))
+}
+
+/// `new ScaffoldingFilter(options)`: checks and compiles the options once
+/// and opens a stream that owns what they compiled to, so that nothing of
+/// them outlives the stream but what JavaScript keeps:
+/// `[handle, startUnits, onStrip]`. (A plan kept for the filter would be a
+/// native object freed only by a finalizer, which Node runs once the event
+/// loop turns: a synchronous loop that made a filter per text from options
+/// with tools would hold every compiled tool list until it ended.)
+#[napi(namespace = "__scaffoldingFilter", js_name = "openWith", skip_typescript, catch_unwind)]
+pub fn stream_open_with<'env>(env: &'env Env, options: Unknown<'env>, who: String) -> Result<Unknown<'env>> {
+    let js = Js::new(env);
+    let (plan, on_strip) = read_options(js, options.raw(), &who)?;
+    let start_units = start_units_of(js, &plan)?;
+    let stream = Stream { core: plan.filter(), reports: on_strip.is_some(), reported: 0 };
+    Ok(js.unknown(with_parts(js, open_stream(js, stream)?, start_units, on_strip)?))
 }
 
 /// Feeds a chunk to a stream. Returns the text to show, or, when the
