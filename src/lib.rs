@@ -15,7 +15,7 @@
 //! - [`corpus`]: a run's messages, pushed once each, with the window's
 //!   evictions, on which all three checks are judged without reading any
 //!   earlier message again.
-//! - [`scaffolding`]: the stream seam. Strip a chat model's leaked tool-call
+//! - [`filter`]: the stream seam. Strip a chat model's leaked tool-call
 //!   markup from the answer text it streams, chunk by chunk.
 //!
 //! The pieces the checks share: [`walk`] (the string leaves of a call's
@@ -32,10 +32,10 @@
 pub mod corpus;
 pub mod dangling_reference;
 pub mod empty_lookup;
+pub mod filter;
 pub mod finding;
 pub mod ground;
 pub mod js_string;
-pub mod scaffolding;
 pub mod sketch;
 pub mod unsupported_argument;
 pub mod walk;

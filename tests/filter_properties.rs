@@ -1,5 +1,6 @@
 //! Property tests of the scaffolding filter through the crate's public API,
-//! judged by the transcribed reference in `support/oracle.rs`.
+//! judged by the transcribed reference (`src/filter/reference.rs`, through
+//! `support/oracle.rs`).
 //!
 //! Every run is seeded (`SEED`), so a failure replays; proptest then shrinks
 //! it to a small text and chunking.
@@ -10,7 +11,7 @@ mod oracle;
 use oracle::check_stream;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use seamguard::scaffolding::{default_patterns, Pattern, Registry, PRESETS};
+use seamguard::filter::{default_patterns, Pattern, Registry, PRESETS};
 
 const SEED: u64 = 0x5EA4_9A2D;
 

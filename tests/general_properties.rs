@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
-use seamguard::scaffolding::{OpenSpanPolicy, Options, Part, Pattern, Registry, ScaffoldingFilter};
+use seamguard::filter::{OpenSpanPolicy, Options, Part, Pattern, Registry, ScaffoldingFilter};
 
 const SEED: u64 = 0x6E4E_4A11;
 

@@ -17,7 +17,7 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use std::sync::Arc;
 
-use seamguard::scaffolding::{default_patterns, Part, Pattern, Registry, ScaffoldingFilter};
+use seamguard::filter::{default_patterns, Part, Pattern, Registry, ScaffoldingFilter};
 
 #[path = "../../tests/support/oracle.rs"]
 mod oracle;

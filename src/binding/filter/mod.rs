@@ -28,7 +28,7 @@ use napi::bindgen_prelude::*;
 use napi::{sys, Env, ValueType};
 use napi_derive::napi;
 
-use crate::scaffolding::{self, PresetPart, PresetPattern};
+use crate::filter::{self as scaffolding, PresetPart, PresetPattern};
 
 /// The JavaScript `RegExp` source of each default pattern, in the filter's
 /// order: the tool-call span (non-greedy, up to its first end), then the

@@ -11,7 +11,7 @@ use napi::bindgen_prelude::*;
 use napi::{Env, Unknown, ValueType};
 use napi_derive::napi;
 
-use crate::scaffolding::{self, Part, Pattern, RegexSource, Registry};
+use crate::filter::{self as scaffolding, Part, Pattern, RegexSource, Registry};
 
 /// A pattern list checked and compiled once, to share among filters:
 /// `new ScaffoldingFilter({ patterns: registry })`. Compiling costs the

@@ -10,7 +10,7 @@ use napi::bindgen_prelude::*;
 use napi::{sys, Env, Unknown, ValueType};
 use napi_derive::napi;
 
-use crate::scaffolding;
+use crate::filter as scaffolding;
 
 // `ScaffoldingFilter` is a JavaScript class (lib/scaffolding-filter.cjs) over
 // the functions below, which the addon exports under `__scaffoldingFilter`

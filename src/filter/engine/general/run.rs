@@ -1,4 +1,4 @@
-//! The automata of the general engine's threads (see `threads`). A run
+//! The automata of the general engine's threads (`threads`). A run
 //! carries every thread of one pattern whose automaton stands in one
 //! state, so that a unit steps it once however many threads it carries;
 //! each thread keeps on it only what sets it apart (its place in the
@@ -8,9 +8,9 @@ use std::collections::{HashMap, VecDeque};
 
 use regex_automata::util::primitives::StateID;
 
-use super::general::{Compiled, EndMatcher, Matcher};
-use super::json::{self, JsonScan};
-use super::regex::{self as re, Dfa};
+use super::compile::{Compiled, EndMatcher, Matcher};
+use crate::filter::json::{self, JsonScan};
+use crate::filter::regex::{self as re, Dfa};
 
 /// A DFA fed one code point at a time from UTF-16 units (a high surrogate
 /// waits for the unit after it), shared by the threads of its pattern that

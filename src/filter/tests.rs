@@ -1,9 +1,10 @@
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
+use super::pattern::{default_patterns, Part, Pattern, DEFAULT_PATTERN_SOURCES};
 use super::presets::{self, PresetPart, PresetPattern, PRESETS};
 use super::reference::{ReferenceFilter, Stripped};
-use super::registry::{default_patterns, Part, Pattern, Registry, DEFAULT_PATTERN_SOURCES};
+use super::registry::Registry;
 use super::{OpenSpanPolicy, Options, ScaffoldingFilter, StripReason};
 
 const S: &str = "<|tool_call_start|>";

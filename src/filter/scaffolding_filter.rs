@@ -1,182 +1,15 @@
-//! The filter: the public face over the two engines, and what both keep,
-//! the record of every strip.
-//!
-//! Two options go beyond the reference ([`Options`]): what becomes of a span
-//! still open at the end ([`OpenSpanPolicy`]), and a bound on how much an
-//! open span may hold between feeds (`max_held`).
+//! The filter: the public face over the tool stage and the two engines. It
+//! feeds each chunk through them in turn and keeps the record of every
+//! strip (`strip`), which its options ([`Options`]) shape.
 
-use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-use super::calls::{CallStage, ParsedCall, Tools};
-use super::one_pass::{OnePass, Pass};
+use super::engine::general::threads::Threads;
+use super::engine::one_pass::{OnePass, Pass};
 use super::registry::{Form, Registry};
-use super::threads::Threads;
-
-/// What becomes of a span that is still open when the stream ends (or when
-/// it outgrows [`Options::max_held`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OpenSpanPolicy {
-    /// Released as text, as the reference does: it never closed, so it may
-    /// not have been markup after all.
-    #[default]
-    Emit,
-    /// Stripped and recorded like any other span.
-    Drop,
-}
-
-/// How a filter treats open spans. The default is the reference's
-/// behaviour: emit at the end, no bound.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    pub open_span_at_end: OpenSpanPolicy,
-    /// The most an open span may hold at the end of a feed, in code units.
-    /// A span that opens and closes within one feed is never held, so it is
-    /// stripped whatever its length. `None`: no bound.
-    pub max_held: Option<NonZeroUsize>,
-    /// Settle the whitespace a strip leaves where it cut (see [`Tidy`]):
-    /// off, as the reference, by default.
-    pub tidy_whitespace: bool,
-}
-
-/// Why a span was stripped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StripReason {
-    /// A complete match of a pattern.
-    Match,
-    /// A span still open at the flush, under [`OpenSpanPolicy::Drop`].
-    UnclosedAtEnd,
-    /// A span that outgrew [`Options::max_held`], under
-    /// [`OpenSpanPolicy::Drop`].
-    MaxHeld,
-}
-
-impl StripReason {
-    /// The name JavaScript sees.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StripReason::Match => "match",
-            StripReason::UnclosedAtEnd => "unclosed-at-end",
-            StripReason::MaxHeld => "max-held",
-        }
-    }
-}
-
-/// One stripped span, with why and by which pattern.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Strip<'a> {
-    pub span: &'a [u16],
-    pub reason: StripReason,
-    /// The index of the pattern in the registry's list, or [`TOOLS`] for
-    /// tool-aware detection.
-    pub pattern: usize,
-    /// The calls read out of the span (tool-aware detection only).
-    pub calls: &'a [ParsedCall],
-}
-
-/// The `pattern` of a strip made by tool-aware detection.
-pub const TOOLS: usize = usize::MAX;
-
-/// Where a stripped span ends in the filter's `stripped` text, and what
-/// stripped it.
-#[derive(Clone, Copy, Debug)]
-struct StripRecord {
-    end: usize,
-    reason: StripReason,
-    pattern: usize,
-    /// Where this strip's calls end in the log's `calls`.
-    calls_end: usize,
-}
-
-/// Every stripped span's text, back to back, with one record per span.
-#[derive(Debug, Default)]
-pub(crate) struct StripLog {
-    stripped: Vec<u16>,
-    strips: Vec<StripRecord>,
-    calls: Vec<ParsedCall>,
-    /// Whether cuts are tracked (only for [`Options::tidy_whitespace`]).
-    track_cuts: bool,
-    /// Where strips cut the output the engine at work is building, in
-    /// ascending order (see [`StripLog::cut_at`]).
-    cuts: Vec<usize>,
-}
-
-impl StripLog {
-    /// Records one stripped span, given in pieces.
-    pub(crate) fn record(&mut self, pieces: &[&[u16]], reason: StripReason, pattern: usize) {
-        for piece in pieces {
-            self.stripped.extend_from_slice(piece);
-        }
-        self.strips.push(StripRecord {
-            end: self.stripped.len(),
-            reason,
-            pattern,
-            calls_end: self.calls.len(),
-        });
-    }
-
-    /// Notes that a strip cut the output at `at` (in the engine's current
-    /// output). A cut at or before an earlier one replaces it: an engine
-    /// that joins text around an earlier cut and strips the join has
-    /// removed that cut's place too.
-    pub(crate) fn cut_at(&mut self, at: usize) {
-        if self.track_cuts {
-            let keep = self.cuts.partition_point(|&cut| cut < at);
-            self.cuts.truncate(keep);
-            self.cuts.push(at);
-        }
-    }
-
-    /// The cuts in the first `len` units of output, as positions there; the
-    /// cuts after them move back by `len`, for the next output.
-    pub(crate) fn take_cuts(&mut self, len: usize) -> Vec<usize> {
-        let within = self.cuts.partition_point(|&cut| cut <= len);
-        let taken: Vec<usize> = self.cuts.drain(..within).collect();
-        for cut in &mut self.cuts {
-            *cut -= len;
-        }
-        taken
-    }
-
-    /// Records a span stripped by tool-aware detection, with its calls.
-    pub(crate) fn record_call(&mut self, span: &[u16], reason: StripReason, calls: Vec<ParsedCall>) {
-        self.calls.extend(calls);
-        self.record(&[span], reason, TOOLS);
-    }
-
-    #[cfg(test)]
-    pub(crate) fn spans(&self) -> impl Iterator<Item = &[u16]> + '_ {
-        (0..self.len()).map(|index| self.at(index).span)
-    }
-
-    #[cfg(test)]
-    pub(crate) fn calls_of(&self, index: usize) -> &[ParsedCall] {
-        self.at(index).calls
-    }
-
-    fn len(&self) -> usize {
-        self.strips.len()
-    }
-
-    fn get(&self, index: usize) -> Option<Strip<'_>> {
-        (index < self.strips.len()).then(|| self.at(index))
-    }
-
-    /// The strip with an index below `len()`.
-    fn at(&self, index: usize) -> Strip<'_> {
-        let StripRecord { end, reason, pattern, calls_end } = self.strips[index];
-        let (start, calls_start) = match index {
-            0 => (0, 0),
-            _ => (self.strips[index - 1].end, self.strips[index - 1].calls_end),
-        };
-        Strip {
-            span: &self.stripped[start..end],
-            reason,
-            pattern,
-            calls: &self.calls[calls_start..calls_end],
-        }
-    }
-}
+use super::strip::{Options, Strip, StripLog};
+use super::tidy::Tidy;
+use super::tool_aware::{CallStage, Tools};
 
 /// The engine a registry runs on, with its state.
 #[derive(Debug)]
@@ -234,7 +67,7 @@ impl ScaffoldingFilter {
     }
 
     /// A filter that also strips a leaked call to any of `tools`, in
-    /// whatever markup it comes (see the `calls` module). An empty list
+    /// whatever markup it comes (see the `tool_aware` module). An empty list
     /// adds nothing.
     pub fn with_tools(registry: Arc<Registry>, options: Options, tools: Option<Arc<Tools>>) -> Self {
         let engine = match registry.form() {
@@ -479,134 +312,10 @@ impl ScaffoldingFilter {
     }
 }
 
-/// Settles the whitespace a strip leaves where it cut, as the text streams.
-///
-/// Around each cut, the whitespace just before it (`left`) and just after
-/// it (`right`) become one run: nothing at the start or the end of the
-/// text; where either holds a line break, as many line breaks as the more
-/// of the two (at most two: one blank line), then the next line's
-/// indentation; otherwise one of them, so `"check.  Done"` loses one space.
-/// Text with no cut beside it passes unchanged, whitespace and all. The
-/// stage holds back trailing whitespace until it sees what follows.
-#[derive(Debug)]
-pub(crate) struct Tidy {
-    left: Vec<u16>,
-    right: Vec<u16>,
-    after_cut: bool,
-    /// Nothing but whitespace has come out yet.
-    at_start: bool,
-}
-
-impl Default for Tidy {
-    fn default() -> Self {
-        Tidy { left: Vec::new(), right: Vec::new(), after_cut: false, at_start: true }
-    }
-}
-
-const LF: u16 = b'\n' as u16;
-const CR: u16 = b'\r' as u16;
-
-fn is_tidy_space(unit: u16) -> bool {
-    matches!(unit, 0x20 | 0x09 | LF | CR)
-}
-
-impl Tidy {
-    /// Reads `text` with a cut before each position in `cuts` (ascending,
-    /// up to `text.len()`), appending what is settled to `out`.
-    pub(crate) fn apply(&mut self, text: &[u16], cuts: &[usize], out: &mut Vec<u16>) {
-        let mut cuts = cuts.iter().peekable();
-        for (at, &unit) in text.iter().enumerate() {
-            while cuts.next_if(|&&cut| cut <= at).is_some() {
-                self.cut();
-            }
-            if is_tidy_space(unit) {
-                if self.after_cut { &mut self.right } else { &mut self.left }.push(unit);
-            } else {
-                self.settle(out, false);
-                out.push(unit);
-                self.at_start = false;
-            }
-        }
-        if cuts.next().is_some() {
-            self.cut();
-        }
-    }
-
-    /// Appends the whitespace it holds back, in text order.
-    fn held_into(&self, held: &mut Vec<u16>) {
-        held.extend_from_slice(&self.left);
-        held.extend_from_slice(&self.right);
-    }
-
-    fn held_len(&self) -> usize {
-        self.left.len() + self.right.len()
-    }
-
-    /// Holding nothing, and no cut waiting for what follows it.
-    fn is_idle(&self) -> bool {
-        self.held_len() == 0 && !self.after_cut
-    }
-
-    /// Ends the text.
-    pub(crate) fn finish(&mut self, out: &mut Vec<u16>) {
-        self.settle(out, true);
-        *self = Tidy::default();
-    }
-
-    fn cut(&mut self) {
-        if self.after_cut {
-            // Two cuts with only whitespace between: one cut.
-            let right = std::mem::take(&mut self.right);
-            self.left = join(&self.left, &right);
-        }
-        self.after_cut = true;
-    }
-
-    fn settle(&mut self, out: &mut Vec<u16>, at_end: bool) {
-        if !self.after_cut {
-            out.append(&mut self.left);
-            return;
-        }
-        let (left, right) = (std::mem::take(&mut self.left), std::mem::take(&mut self.right));
-        self.after_cut = false;
-        if !(self.at_start || at_end) {
-            out.extend(join(&left, &right));
-        }
-    }
-}
-
-/// The whitespace before a cut and after it, as one run (see [`Tidy`]).
-fn join(left: &[u16], right: &[u16]) -> Vec<u16> {
-    let breaks = |run: &[u16]| run.iter().filter(|&&unit| unit == LF).count();
-    let lines = breaks(left).max(breaks(right)).min(2);
-    if lines == 0 {
-        return if left.is_empty() { right } else { left }.to_vec();
-    }
-    let crlf = left.windows(2).chain(right.windows(2)).any(|pair| pair == [CR, LF]);
-    let mut run = Vec::new();
-    for _ in 0..lines {
-        if crlf {
-            run.push(CR);
-        }
-        run.push(LF);
-    }
-    // The next line's indentation: what follows the last line break.
-    let after_break = |run: &[u16]| run.iter().rposition(|&unit| unit == LF).map(|at| run[at + 1..].to_vec());
-    let indent = after_break(right).unwrap_or_else(|| {
-        if after_break(left).is_some() {
-            right.to_vec()
-        } else {
-            Vec::new()
-        }
-    });
-    run.extend(indent.into_iter().filter(|&unit| unit != CR));
-    run
-}
-
 #[cfg(test)]
 mod tidy_tests {
     use super::*;
-    use crate::scaffolding::presets::HERMES;
+    use crate::filter::presets::HERMES;
 
     fn units(text: &str) -> Vec<u16> {
         text.encode_utf16().collect()
@@ -646,11 +355,7 @@ mod tidy_tests {
                 assert_eq!(tidy(Registry::of_defaults(), text, size), *want, "{text:?} in chunks of {size}");
                 let general = Arc::new(
                     Registry::new(
-                        HERMES
-                            .to_patterns()
-                            .into_iter()
-                            .chain(crate::scaffolding::default_patterns())
-                            .collect(),
+                        HERMES.to_patterns().into_iter().chain(crate::filter::default_patterns()).collect(),
                     )
                     .unwrap(),
                 );

@@ -1,10 +1,10 @@
-//! A registry compiled for the general engine (see `threads`): each
+//! A registry compiled for the general engine (`threads`): each
 //! pattern's parts as literals or DFAs, and the tables that say quickly
 //! whether a match may begin at a unit, so that prose passes without a
 //! thread being begun.
 
-use super::regex::{self as re, context_of, Dfa, CONTEXTS, CONTEXT_BYTES};
-use super::registry::{Part, Pattern, RegistryError};
+use crate::filter::pattern::{Part, Pattern, RegistryError};
+use crate::filter::regex::{self as re, context_of, Dfa, CONTEXTS, CONTEXT_BYTES};
 
 /// A part of a pattern, compiled.
 #[derive(Debug)]
@@ -497,7 +497,7 @@ fn begins_at(begins: &[[u64; 1024]; CONTEXTS], unit: u16, context: usize) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scaffolding::presets::{special_token_patterns, PRESETS};
+    use crate::filter::presets::{special_token_patterns, PRESETS};
 
     /// [`Follows`] may say no only where no pattern could begin, after any
     /// unit: checked for every ASCII first unit, every ASCII second and

@@ -12,8 +12,8 @@
 //! `regex` crate share, because JavaScript users see them as `RegExp`s:
 //! `$` for the end of the answer, `\b` for a word boundary.
 
+use super::pattern::{Part, Pattern};
 use super::regex::RegexSource;
-use super::registry::{Part, Pattern};
 
 /// One part of a preset's pattern: literal text or a regular expression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,10 +93,10 @@ pub const LFM2: Preset = Preset {
         // vllm-project/vllm#39243, lmstudio-ai/lmstudio-bug-tracker#1979.
         PresetPattern::Span { start: "<|tool_call_start|>", end: "<|tool_call_end|>" },
         // Unchanged default registry token (the reference filter's). Defined in:
-        // src/scaffolding/registry.rs (TOKENS). Reports: none seen.
+        // src/filter/pattern.rs (TOKENS). Reports: none seen.
         PresetPattern::Token("<|tool_calls|>"),
         // Unchanged default registry token (the reference filter's). Defined in:
-        // src/scaffolding/registry.rs (TOKENS). Reports: none seen.
+        // src/filter/pattern.rs (TOKENS). Reports: none seen.
         PresetPattern::Token("<|tool_call|>"),
     ],
 };

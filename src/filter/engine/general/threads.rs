@@ -16,35 +16,21 @@
 //! running, everything from its start on is held. Text before the first
 //! thread can no longer take part in a match and is released.
 //!
-//! # Linear time
-//!
-//! A thread that has finished its match behind one still running waits in
-//! its place and costs nothing until it comes first. Threads of one pattern
-//! whose automata stand in the same state have the same future, so one
-//! automaton, a *run*, carries them all; the later thread is carried, not
-//! dropped, because the earlier one may yet lose to a match that ends
-//! before the later one begins, and then the later one is the match (only
-//! behind the first thread, where nothing can come between, are the
-//! threads that would end with it dropped). A JSON
-//! value that begins inside another reads on as the outer one does, so it
-//! joins the outer value's run. A unit steps each run once, and the number
-//! of runs is bounded by the registry, not by the text; each thread is
-//! begun, carried and settled once. So the engine is linear in its input:
-//! inside an open span, behind one, in a long JSON value or a nest of them,
-//! in a match a regular expression keeps extending. `growth.rs` counts the
-//! work on the shapes that once made it grow faster than the input.
+//! A unit steps each run once and the registry bounds how many runs
+//! there are, so the engine is linear in its input; `docs/design.md` ("The
+//! general engine") says why that holds, and `growth.rs` counts the work.
 
 use std::collections::{HashMap, VecDeque};
 
-use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
-use super::general::{Compiled, EndMatcher, General, Matcher, CALL_BEGINS};
-use super::json::{self, JsonScan};
-use super::regex::context_of;
-use super::runs::{
+use super::compile::{Compiled, EndMatcher, General, Matcher, CALL_BEGINS};
+use super::run::{
     advance_step, is_high, is_low, opened, CallPhase, CallValue, DfaRun, DfaSays, Member, Members, Next, Run,
     Says, Step,
 };
-use super::scan::find_any;
+use crate::filter::json::{self, JsonScan};
+use crate::filter::regex::context_of;
+use crate::filter::scan::find_any;
+use crate::filter::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
 fn at_line_start(previous: Option<u16>) -> bool {
     matches!(previous, None | Some(0x0A) | Some(0x0D))
@@ -912,8 +898,8 @@ impl Threads {
 mod tests {
     use std::sync::Arc;
 
-    use crate::scaffolding::presets::special_token_patterns;
-    use crate::scaffolding::{Part, Pattern, Registry, ScaffoldingFilter};
+    use crate::filter::presets::special_token_patterns;
+    use crate::filter::{Part, Pattern, Registry, ScaffoldingFilter};
 
     /// One row: a registry, a text, what comes out and what is stripped
     /// (span, pattern), fed whole and one unit at a time.

@@ -13,9 +13,10 @@
 
 use std::sync::Arc;
 
-use super::calls::Tools;
+use super::pattern::Pattern;
 use super::presets::{special_token_patterns, PRESETS};
-use super::registry::{Pattern, Registry};
+use super::registry::Registry;
+use super::tool_aware::Tools;
 use super::tool_names::Tool;
 use super::{OpenSpanPolicy, Options, ScaffoldingFilter};
 

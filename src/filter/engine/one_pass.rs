@@ -29,8 +29,8 @@
 //! Past `max_held`, the held span is settled as the flush would settle it,
 //! and the filter carries on in the normal state with nothing held.
 
-use super::filter::{OpenSpanPolicy, Options, StripLog, StripReason};
-use super::registry::{find, Literals, Role};
+use super::literals::{find, Literals, Role};
+use crate::filter::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
 /// A span whose start is in the held text and whose end has not been seen.
 #[derive(Clone, Copy, Debug)]

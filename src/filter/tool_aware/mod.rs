@@ -1,0 +1,74 @@
+//! Tool-aware detection: a leaked call to one of the offered tools, found by
+//! the tool's name in whatever markup carries it.
+//!
+//! A preset knows one family's markup. What every leaked call shares is that
+//! it names a tool the model was offered, in a place where a call's name
+//! goes, with its arguments next to it, inside whatever wrapper the family
+//! uses. This stage reads exactly that:
+//!
+//! ```text
+//! leak    = lead? opener* head args (separator opener* head args)* closer* stray*
+//! lead    = word to= | word:            (at a line's start, a channel word before a distinctive
+//!                                        head: `commentary to=functions.NAME`, `Lie:default_api:NAME`)
+//!         | word\n                      (a lone lowercase word line before a tag head: `court`)
+//! opener  = <|token|> | <｜token｜> | <|token> | <token|>       (special tokens: strong)
+//!         | <tag …> | <｜NS｜tag …> | [MARKER]                (no HTML element: strong when the
+//!                                                             name holds `tool` or `call`, else weak)
+//!         | [                                                 (a list: bracket)
+//!         | ```info\n                   (strong when the info holds `tool`, `call` or
+//!                                        `function`; else it must hold a JSON call and no more)
+//!         | word<|token|> | word: | word to=                  (after a wrapper only)
+//! head    = <NAME …>args</NAME> | <tag … name="NAME" …>args</tag> | <tag=NAME>args</tag>
+//!         | a JSON object or array of call objects naming NAME (straight or curly quotes)
+//!         | {tool => "NAME", args => …}                       (strong only)
+//!         | functions.NAME | to=functions.NAME | default_api:NAME | NAME[ARGS]  (distinctive)
+//!         | NAME.call | NAME                                  (bare)
+//! args    = JSON object (or a loose one, `{key:<|"|>v<|"|>}`, `{key:"v"}`; kept raw if it
+//!           does not parse) | (pythonic, `k=v` or `k: v`)
+//!         | <key>v</key>… | <parameter=k>v</parameter>… | <parameter name="k" string="true">v</parameter>…
+//!         | <arg_key>k</arg_key><arg_value>v</arg_value>…    (the list ends at whatever is no pair)
+//! gap     = between a bare name and its arguments: space, `:0`, special tokens, markers,
+//!           a ```json fence, up to two short lowercase words (`commentary json`), and
+//!           after a distinctive head a run of stray non-ASCII (a garbled stream's)
+//! closer  = </tag> (or <end_X> for <start_X>) for each tag opened, ], [/MARKER],
+//!           ``` for a fence (required), any special token
+//! stray   = a special token, or a closing tag whose name holds `tool` or `call`,
+//!           that nothing opened; under `openSpanAtEnd: 'drop'`, one the end cut off
+//! ```
+//!
+//! A leak's calls are read out: the tool (its index in the list) and the
+//! arguments as JSON (a parameter tag's text is JSON when it parses as a
+//! number, boolean, null, object or array, else a string with one line break
+//! trimmed at each end; `string="true"` keeps it a string), or the raw text
+//! when they do not parse.
+//!
+//! A name is compared unit for unit, in any script: `<météo>…</météo>` is a
+//! tag head for an offered `météo` (a tag's own name goes beyond ASCII, or
+//! past 64 units, only as an offered tool's), and a JSON call's name is
+//! read with its escapes, so `m\u00e9t\u00e9o` and a lone `\ud800`, raw or
+//! escaped, name the tool they spell.
+//!
+//! Where a text could be a leak or a user's code or document, it is left
+//! alone; and the stage reads in time linear in the text, paying for
+//! failed tries from a reading credit ([`CREDIT_PER_UNIT`](stage::CREDIT_PER_UNIT)).
+//! `docs/design.md` ("Tool-aware detection") states the precision rules
+//! one by one, and what streaming costs.
+
+mod arguments;
+mod bare;
+mod code;
+mod heads;
+mod json_calls;
+mod keys;
+mod reader;
+mod skip;
+mod stage;
+mod text;
+mod tools;
+mod wrappers;
+
+pub(crate) use stage::CallStage;
+pub use tools::{Tools, ToolsError};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,220 @@
+//! The skip: where a leak could begin, and how far the text is plain, so
+//! that prose passes at memory speed and a try is made only where a leak
+//! may begin.
+
+use super::code::Line;
+use super::reader::{DISTINCTIVE, MAX_WORD};
+use super::text::{ascii, is_word, FULL_BAR};
+use super::tools::{next_lead, Tools, LONGEST_PREFIX};
+use crate::filter::scan::find_any;
+
+/// Whether a leak could begin at `at`.
+pub(super) fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
+    match ascii(text[at]) {
+        Some(b'<') => angle_may_open(tools, text, at),
+        Some(b'[' | b'{') => true,
+        Some(b'`') => blank,
+        _ if before.is_some_and(is_word) => false,
+        Some(b) if b.is_ascii_alphabetic() && blank => line_may_lead(tools, &text[at..]),
+        _ => word_may_lead(tools, &text[at..]),
+    }
+}
+
+/// Whether the `<` at `at` may open what the reader takes there: a special
+/// token (`<|`, `<｜`, `<word|>`) or a tag (`<name`, `</`, `<NAME` for an
+/// offered name beyond ASCII); not the `<` of `x < y`. Yes when the text
+/// ends after it.
+fn angle_may_open(tools: &Tools, text: &[u16], at: usize) -> bool {
+    text.get(at + 1).is_none_or(|&next| {
+        is_word(next)
+            || next == FULL_BAR
+            || matches!(ascii(next), Some(b'/' | b'|'))
+            || (ascii(next).is_none() && tools.name_may_begin(&text[at + 1..]))
+    })
+}
+
+/// Whether a leak may begin at a letter that starts a line: what
+/// [`Reader::lead`](super::reader::Reader::lead) reads there (a channel word before ` to=functions.`
+/// or glued by `:` to a distinctive head, or a lone lowercase word of 2 to
+/// 16 letters on its line with a tag on the next), or what may begin
+/// mid-line (see [`word_may_lead`]). Yes when the text ends before that is
+/// decided.
+fn line_may_lead(tools: &Tools, rest: &[u16]) -> bool {
+    word_may_lead(tools, rest) || first_word_may_lead(rest, true)
+}
+
+/// What [`line_may_lead`] asks of a line's first word besides whether an
+/// offered name or a distinctive prefix begins it: whether it is too long
+/// to tell, reaches the text's end, is glued to a distinctive head
+/// (`heads`: the caller may know that no lead is there), or stands alone
+/// on its line.
+fn first_word_may_lead(rest: &[u16], heads: bool) -> bool {
+    let word = rest
+        .iter()
+        .take(MAX_WORD)
+        .take_while(|&&unit| ascii(unit).is_some_and(|b| b.is_ascii_alphabetic()))
+        .count();
+    let after = &rest[word..];
+    if word == MAX_WORD || after.is_empty() {
+        return true;
+    }
+    if heads
+        && (agrees(" to=functions.", after)
+            || (after[0] == u16::from(b':') && DISTINCTIVE.iter().any(|prefix| agrees(prefix, &after[1..]))))
+    {
+        return true;
+    }
+    let lowercase = rest[..word].iter().all(|&unit| ascii(unit).is_some_and(|b| b.is_ascii_lowercase()));
+    if !(2..=16).contains(&word) || !lowercase {
+        return false;
+    }
+    // A lone word: blanks, then the line's end (or the text's).
+    let line_end = after.iter().position(|&unit| !matches!(ascii(unit), Some(b' ' | b'\t' | b'\r')));
+    line_end.is_none_or(|at| after[at] == u16::from(b'\n'))
+}
+
+/// Whether a leak may begin at a word's start that is not a line's: only a
+/// head that needs no wrapper can (`functions.NAME`, `to=functions.NAME`,
+/// `default_api:NAME`, or an offered name that `[ARGS]` or a special token
+/// follows), so `rest` must begin one of those prefixes or an offered name
+/// (or end inside one). Any other word costs a table look-up.
+fn word_may_lead(tools: &Tools, rest: &[u16]) -> bool {
+    // Every distinctive prefix begins with `t`, `f` or `d`.
+    if matches!(rest.first().and_then(|&unit| ascii(unit)), Some(b't' | b'f' | b'd'))
+        && DISTINCTIVE.iter().chain(&["to="]).any(|prefix| agrees(prefix, rest))
+    {
+        return true;
+    }
+    tools.name_may_begin(rest)
+}
+
+/// Whether `literal` and `rest` agree as far as both go (`rest` may end
+/// inside it).
+fn agrees(literal: &str, rest: &[u16]) -> bool {
+    literal.bytes().map(u16::from).zip(rest).all(|(a, &b)| a == b)
+}
+
+/// Where, from `from`, the next unit is that stops a plain run (see
+/// [`plain_run`]): `<`, `[`, `{`, a backtick or a line break; or `end`.
+fn next_stop(text: &[u16], from: usize, end: usize) -> usize {
+    const STOPS: [u16; 5] = [b'<' as u16, b'[' as u16, b'{' as u16, b'`' as u16, b'\n' as u16];
+    find_any(&text[from..end], STOPS).map_or(end, |at| from + at)
+}
+
+/// How far from `at` the text is plain, for a line that is not blank and
+/// holds no open code span: no unit that may begin a leak (see
+/// [`may_begin`]), no backtick (which changes the line), no `{` or `[`
+/// (which start a JSON scan); a `<` that opens nothing is passed. Stops at
+/// `end`. A line break is passed when
+/// the next line's start begins nothing either (its blanks, then a unit
+/// that is no stop and cannot lead); then the second value is true, and
+/// the line at the end is neither blank nor quoted.
+pub(super) fn plain_run(
+    tools: &Tools,
+    text: &[u16],
+    narrow: &[u8],
+    at: usize,
+    end: usize,
+    before: Option<u16>,
+    ahead: &mut Ahead,
+) -> (usize, bool) {
+    let mut crossed = false;
+    let mut from = at;
+    loop {
+        let stop = match ahead.stop {
+            Some(stop) if stop >= from => stop,
+            _ => *ahead.stop.insert(next_stop(text, from, end)),
+        };
+        loop {
+            if ahead.lead < from {
+                ahead.lead = next_lead(tools, narrow, from);
+            }
+            let candidate = ahead.lead;
+            if candidate >= stop {
+                break;
+            }
+            let unit_before = if candidate == 0 { before } else { Some(text[candidate - 1]) };
+            if !unit_before.is_some_and(is_word) && word_may_lead(tools, &text[candidate..]) {
+                return (candidate - at, crossed);
+            }
+            from = candidate + 1;
+        }
+        if stop >= end {
+            return (stop - at, crossed);
+        }
+        // A `<` that opens nothing is prose (it leaves the line as it is).
+        if text[stop] == u16::from(b'<') && !angle_may_open(tools, text, stop) {
+            from = stop + 1;
+            continue;
+        }
+        // The next line's start, read as the unit-by-unit path would read
+        // it on a blank line.
+        if text[stop] != u16::from(b'\n') {
+            return (stop - at, crossed);
+        }
+        let mut first = stop + 1;
+        while first < end && matches!(ascii(text[first]), Some(b' ' | b'\t')) {
+            if word_may_lead(tools, &text[first..]) {
+                return (stop - at, crossed);
+            }
+            first += 1;
+        }
+        let begins = match text.get(first).and_then(|&unit| ascii(unit)) {
+            _ if first >= end => true,
+            Some(b'<' | b'[' | b'{' | b'`' | b'\n') => true,
+            Some(b) if b.is_ascii_alphabetic() => {
+                // Where no lead begins at the word or right after it, with
+                // room for the longest in the text, only the word itself
+                // can say yes.
+                if ahead.lead < first {
+                    ahead.lead = next_lead(tools, narrow, first);
+                }
+                let reach = first + MAX_WORD + 1;
+                if ahead.lead > reach && reach + tools.longest.max(LONGEST_PREFIX) <= text.len() {
+                    first_word_may_lead(&text[first..], false)
+                } else {
+                    line_may_lead(tools, &text[first..])
+                }
+            }
+            _ => word_may_lead(tools, &text[first..]),
+        };
+        if begins {
+            return (stop - at, crossed);
+        }
+        crossed = true;
+        from = first + 1;
+    }
+}
+
+/// What [`plain_run`] found ahead of the reading in one read of a text:
+/// the next lead and the next stop at or after some earlier place. Each is
+/// searched again only once the reading has passed it, so each unit of the
+/// text is searched about once, however often the reading stops.
+#[derive(Default)]
+pub(super) struct Ahead {
+    lead: usize,
+    /// (`None` until the first search.)
+    stop: Option<usize>,
+}
+
+/// Where the longest tail of `text[from..]` that could still begin a leak
+/// starts (among the `marks`, the places read outside JSON and code): a
+/// prefix of a tool's name, of a distinctive prefix, or of a fence.
+pub(super) fn partial_tail(tools: &Tools, text: &[u16], from: usize, marks: &[(usize, Line, i64)]) -> usize {
+    // Whether `tail` is a strict prefix of `whole`.
+    fn begins(whole: impl ExactSizeIterator<Item = u16>, tail: &[u16]) -> bool {
+        whole.len() > tail.len() && whole.zip(tail).all(|(a, &b)| a == b)
+    }
+    for &(start, _, _) in marks {
+        if start < from || (start > 0 && is_word(text[start - 1])) {
+            continue;
+        }
+        let tail = &text[start..];
+        let of_literal = DISTINCTIVE.iter().chain(&["```"]).any(|p| begins(p.bytes().map(u16::from), tail));
+        let of_name = tools.list().iter().any(|tool| begins(tool.name.iter().copied(), tail));
+        if of_literal || of_name {
+            return start;
+        }
+    }
+    text.len()
+}
