@@ -241,7 +241,7 @@ function createGuard(options) {
         }
         open.clear();
         answered(event.response?.output, call);
-        yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, filterOptions) } };
+        yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, plan) } };
       } else {
         yield event;
       }
