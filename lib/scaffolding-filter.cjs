@@ -3,12 +3,12 @@
 // `FilterPlan`, what its options compile to.
 //
 // Every rule is Rust's: the options are checked and compiled there once,
-// into a plan (`compile`), and every strip is made there. A filter made
-// from options compiles its own plan; a `FilterPlan` is one compiled
-// ahead, which every filter opened from it shares, so opening a stream
-// reads no option again. These classes only adapt. A filter keeps its
-// plan, opens a native stream when a feed first needs one, and ends it at
-// `flush()`, keeping in
+// and every strip is made there. A `FilterPlan` holds options compiled
+// ahead (`compile`), which every filter opened from it shares, so opening
+// a stream reads no option again; a filter made from options compiles
+// them into the stream it opens at once (`openWith`), which frees them at
+// its flush. These classes only adapt. A filter opens a native stream
+// when a feed first needs one, and ends it at `flush()`, keeping in
 // JavaScript what must stay readable: the counters, and the text and
 // `onStrip` events a throwing callback left owed. So a filter has no native
 // object of its own: a loop that makes a filter per text, feeds it and
@@ -18,7 +18,7 @@
 //
 // An open stream is a Rust `Box`, which this class holds through a handle:
 // an 8-byte ArrayBuffer that the addon type-tags and checks on every call
-// (src/binding/scaffolding.rs). V8 frees the buffer itself; the `Box` is
+// (src/binding/filter/stream.rs). V8 frees the buffer itself; the `Box` is
 // freed by `flush()`, by `[Symbol.dispose]()`, or, for a filter dropped
 // with its stream open, by the FinalizationRegistry below once the event
 // loop turns. A stream joins the registry only if it is still open when the
@@ -149,7 +149,11 @@ class FilterPlan {
 const named = (method) => (method === '[Symbol.dispose]' ? `ScaffoldingFilter${method}` : `ScaffoldingFilter.${method}`);
 
 class ScaffoldingFilter {
-  /** The plan streams open from (see `planOf`), its own or a FilterPlan's. */
+  /**
+   * The plan streams open from (see `planOf`): a FilterPlan's, or, for a
+   * filter made from options, its start units, `onStrip` and the options,
+   * with no `compiled` until it is fed again after a flush.
+   */
   #plan;
   /** Whether a chunk could begin a match: the plan's test. */
   #mayStart;
