@@ -116,6 +116,33 @@ const toolAwareRows = () => {
       addon: repeat({ tools: TOOLS, patterns }),
       same: (a, b) => a === CLEAN && b === CLEAN,
     },
+    (() => {
+      // A server's stream seam: a model call offers 20 tools, and each text
+      // part of the answer opens a filter. The baseline passes the same
+      // options object to every filter (each compiles them, the tool list
+      // included); the addon side compiles them once into a FilterPlan, as
+      // the adapters do, and opens every filter from it. Each stream is fed
+      // one short clean sentence and flushed. 1,000 streams, so a side's ms
+      // is its µs a stream.
+      const options = { tools: TOOLS, patterns };
+      const plan = new addon.FilterPlan(options);
+      const text = 'Sure, the weather in Paris is sunny today.';
+      const streams = (from) => () => {
+        let out = '';
+        for (let i = 0; i < 1000; i++) {
+          const filter = new addon.ScaffoldingFilter(from);
+          out = filter.feed(text) + filter.flush();
+        }
+        return out;
+      };
+      return {
+        name: 'filter: stream setup with 20 tools through JavaScript, 1,000 streams (ms = µs a stream; baseline: the options each time, addon: one FilterPlan)',
+        target: 5,
+        baseline: streams(options),
+        addon: streams(plan),
+        same: (a, b) => a === text && b === a,
+      };
+    })(),
     growth('filter: tool-aware leaked call growth, 16 x 100 KB against 1 x 800 KB (addon both sides)',
       call(100 * 1024), call(800 * 1024), { tools: TOOLS, patterns }, 'Saving it.  Done.'),
     (() => {

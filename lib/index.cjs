@@ -13,7 +13,7 @@
 
 const native = require('./native.cjs');
 const { RunCorpus } = require('./guard/corpus.cjs');
-const { ScaffoldingFilter, ScaffoldRegistry } = require('./filter/scaffolding-filter.cjs');
+const { ScaffoldingFilter, FilterPlan, ScaffoldRegistry } = require('./filter/scaffolding-filter.cjs');
 const accounting = require('./guard/ledger.cjs');
 const { declaredEnumValuesOf } = require('./guard/enums.cjs');
 
@@ -21,6 +21,7 @@ exports.__napiBindingTarget = native.__napiBindingTarget;
 exports.RunCorpus = RunCorpus;
 exports.ProducedCorpus = RunCorpus;
 exports.ScaffoldingFilter = ScaffoldingFilter;
+exports.FilterPlan = FilterPlan;
 exports.ScaffoldRegistry = ScaffoldRegistry;
 exports.AssertionStratum = native.AssertionStratum;
 exports.ContextErrorKind = native.ContextErrorKind;

@@ -28,28 +28,35 @@ declare global {
  * across chunks comes out whole once the outputs are joined.
  *
  * A filter keeps native memory only while a stream is open: from the first
- * `feed()` that needs it to the `flush()` that ends the stream. A filter
- * dropped with its stream open has it freed once the event loop turns;
- * `[Symbol.dispose]()` (or `using`) frees it at once.
+ * `feed()` that needs it (for a filter made from options, from the moment
+ * it is made: its stream holds what they compiled to) to the `flush()`
+ * that ends the stream. A filter dropped with its stream open has it freed
+ * once the event loop turns; `[Symbol.dispose]()` (or `using`) frees it at
+ * once.
  */
 export declare class ScaffoldingFilter {
   /**
    * A filter for the default patterns (`SCAFFOLD_PATTERNS`) with the
-   * reference filter's behaviour, or for the given options. Bad options
-   * are a `TypeError` (a `RangeError` for a `maxHeld` that is not a
-   * positive integer) naming the option, and the entry for a pattern.
+   * reference filter's behaviour, for the given options, or for the
+   * options a `FilterPlan` compiled. Options are checked and compiled
+   * here, for this filter (and again if it is fed after a `flush()`): for
+   * many filters with the same options, build a `FilterPlan` once and pass
+   * it instead. Bad options are a
+   * `TypeError` (a `RangeError` for a `maxHeld` that is not a positive
+   * integer) naming the option, and the entry for a pattern.
    */
-  constructor(options?: ScaffoldingFilterOptions)
+  constructor(options?: ScaffoldingFilterOptions | FilterPlan)
   /**
    * Strips a whole text at once: the answer `new ScaffoldingFilter(options)`
    * fed `text` and then flushed would give, with `onStrip` called for each
-   * stripped span, in order, before it returns. No filter object is made
-   * and nothing is kept once it returns, so a loop over many stored texts
-   * costs no more memory than one. Throws a `TypeError` when `text` is not
-   * a string, and the filter's own errors for bad options; if `onStrip`
-   * throws, so does this, and the text is not returned.
+   * stripped span, in order, before it returns. `options` may be a
+   * `FilterPlan`. No filter object is made and nothing is kept once it
+   * returns, so a loop over many stored texts costs no more memory than
+   * one. Throws a `TypeError` when `text` is not a string, and the
+   * filter's own errors for bad options; if `onStrip` throws, so does
+   * this, and the text is not returned.
    */
-  static strip(text: string, options?: ScaffoldingFilterOptions): string
+  static strip(text: string, options?: ScaffoldingFilterOptions | FilterPlan): string
   /**
    * Feeds the next chunk of streamed text and returns what can be shown
    * now: the chunk with complete markup removed, less any tail that could
@@ -98,6 +105,30 @@ export declare class ScaffoldingFilter {
    * announces its other strips and returns its text.
    */
   [Symbol.dispose](): void
+}
+
+/**
+ * A filter's options, checked and compiled once, to open any number of
+ * filters from: `new ScaffoldingFilter(plan)`, or
+ * `ScaffoldingFilter.strip(text, plan)`. Every filter opened from a plan
+ * behaves as one made from its options, `onStrip` included, and keeps its
+ * own stream; the plan itself never changes. Opening a filter from a plan
+ * reads no option again and compiles nothing (the tool list, the patterns
+ * and the rest are compiled here), so a server builds one per model call
+ * and opens a filter per text part from it.
+ *
+ * A plan holds native memory (the compiled patterns and tools, shared
+ * with its open streams), freed once the plan is collected and the event
+ * loop turns.
+ */
+export declare class FilterPlan {
+  /**
+   * Checks and compiles `options`, with the errors
+   * `new ScaffoldingFilter(options)` would throw, named `FilterPlan:`.
+   */
+  constructor(options?: ScaffoldingFilterOptions)
+  /** The `startUnits` of every filter opened from this plan. */
+  get startUnits(): string | null
 }
 
 /**

@@ -197,7 +197,8 @@ describe('the addon\'s stream functions', () => {
         try { fn(); outcomes.push(name + ': returned'); }
         catch (error) { outcomes.push(name + ': ' + error.constructor.name + ': ' + error.message); }
       };
-      const handle = native.open(undefined);
+      const [plan] = native.compile(undefined, 'ScaffoldingFilter');
+      const handle = native.open(plan);
       native.feed(handle, 'a<|tool_call|>b<|tool');
       // A copy of a live handle's bytes is not a handle; nor is anything else.
       const copy = handle.slice(0);
@@ -221,7 +222,7 @@ describe('the addon\'s stream functions', () => {
       attempt('finish again', () => native.finish(handle));
       attempt('close after finish', () => native.close(handle));
       // A detached handle holds nothing.
-      const other = native.open(undefined);
+      const other = native.open(plan);
       structuredClone(other, { transfer: [other] });
       attempt('detached', () => native.feed(other, 'x'));
       attempt('chunk first', () => native.feed(undefined, 42));

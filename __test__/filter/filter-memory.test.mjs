@@ -26,7 +26,7 @@ function measure(loop) {
 }
 
 describe('a filter per stored text, 300,000 times in one synchronous loop', () => {
-  for (const loop of ['feed and flush', 'dispose', 'dispose without flush', 'using', 'strip']) {
+  for (const loop of ['feed and flush', 'dispose', 'dispose without flush', 'using', 'strip', 'options with tools', 'a plan with tools']) {
     it(`${loop}: resident memory grows by under ${LIMIT_MB} MB, and no stream is left open`, (t) => {
       const result = measure(loop);
       if (result.skipped) {

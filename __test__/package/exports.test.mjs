@@ -21,7 +21,7 @@ import {
   IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS, SCAFFOLD_SPECIAL_TOKENS,
   ScaffoldingFilter, ScaffoldRegistry, StripReason, RunCorpus, RunRole, unsupportedArgumentsOf, declaredEnumValuesOf,
   danglingReferencesOf, dispositionLedger, CheckerDeadError, contextErrorIdentity, dedupeContextErrors, beginIntegrityRun,
-  SkippedToolReason, usableTools,
+  SkippedToolReason, usableTools, FilterPlan,
 } from 'seamguard';
 
 const require = createRequire(import.meta.url);
@@ -45,7 +45,7 @@ test('the ESM named exports are the declared values and the generated binding\'s
   assert.deepEqual(named.filter((name) => !declaredNames.includes(name)), [LOADER_METADATA]);
   // The JavaScript parts are few, and each is declared in the header.
   const jsOnly = declaredValues.filter((name) => !generatedNames.includes(name)).sort();
-  assert.deepEqual(jsOnly, ['CheckerDeadError', 'ProducedCorpus', 'ScaffoldingFilter', 'beginIntegrityRun', 'contextErrorIdentity',
+  assert.deepEqual(jsOnly, ['CheckerDeadError', 'FilterPlan', 'ProducedCorpus', 'ScaffoldingFilter', 'beginIntegrityRun', 'contextErrorIdentity',
     'declaredEnumValuesOf', 'dedupeContextErrors', 'dispositionLedger']);
 });
 
@@ -63,8 +63,8 @@ test('the loader exports nothing the typings do not declare, and no memory Rust 
   assert.ok(!typings.includes(INTERNAL));
   assert.ok(!typings.includes(LOADER_METADATA));
   assert.ok(!(INTERNAL in require('seamguard')) && !(INTERNAL in esm));
-  assert.deepEqual(Object.keys(loader[INTERNAL]).sort(), ['close', 'feed', 'finish', 'idle', 'open', 'openStreams', 'settings',
-    'strip', 'strippedChars', 'strippedSpans']);
+  assert.deepEqual(Object.keys(loader[INTERNAL]).sort(), ['close', 'compile', 'feed', 'finish', 'idle', 'open', 'openStreams',
+    'openWith', 'strip', 'strippedChars', 'strippedSpans']);
   for (const value of Object.values(loader[INTERNAL])) assert.equal(typeof value, 'function');
   assert.ok(Object.keys(loader).length >= 14);
   // Nothing reachable from an export, to a few levels, is a typed array or
@@ -97,7 +97,7 @@ test('the named imports are the CommonJS exports', () => {
     IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS, SCAFFOLD_SPECIAL_TOKENS,
     ScaffoldingFilter, ScaffoldRegistry, StripReason, RunCorpus, RunRole, unsupportedArgumentsOf, declaredEnumValuesOf,
     danglingReferencesOf, dispositionLedger, CheckerDeadError, contextErrorIdentity, dedupeContextErrors, beginIntegrityRun,
-    SkippedToolReason, usableTools,
+    SkippedToolReason, usableTools, FilterPlan,
   };
   assert.deepEqual(Object.keys(imported).sort(), Object.keys(cjs).sort());
   for (const [name, value] of Object.entries(imported)) assert.equal(value, cjs[name], name);

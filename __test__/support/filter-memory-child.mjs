@@ -13,7 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 const require = createRequire(import.meta.url);
-const { ScaffoldingFilter } = require('seamguard');
+const { FilterPlan, ScaffoldingFilter } = require('seamguard');
 const { openStreams } = require('../../index.js').__scaffoldingFilter;
 
 const [loop, count = '300000'] = process.argv.slice(2);
@@ -23,6 +23,9 @@ const COUNT = Number(count);
 const texts = Array.from({ length: 1000 }, (_, i) => (i % 4 === 0
   ? `Answer ${i}: sure.<|tool_call|>[f(x=${i})]<|tool_call_start|>[read(path='${i}')]<|tool_call_end|> done`
   : `Answer ${i}: plain prose with nothing to strip, number ${i * 7}.`));
+/** Tools the texts never call, so that the answers stay the default patterns'. */
+const TOOLS = ['get_weather', 'search', 'send_email'];
+const PLAN = new FilterPlan({ tools: TOOLS });
 /** The default patterns as one regular expression: the same answers, in plain JavaScript. */
 const replace = (text) => text.replace(/<\|tool_call_start\|>[\s\S]*?<\|tool_call_end\|>|<\|tool_calls\|>|<\|tool_call\|>/g, '');
 
@@ -57,6 +60,16 @@ const loops = {
   },
   using,
   'never flushed': (text) => new ScaffoldingFilter().feed(text),
+  // Options with tools, which compile to a tool list of some kilobytes:
+  // made for each filter, it must go with the filter's stream.
+  'options with tools': (text) => {
+    const filter = new ScaffoldingFilter({ tools: TOOLS });
+    return filter.feed(text) + filter.flush();
+  },
+  'a plan with tools': (text) => {
+    const filter = new ScaffoldingFilter(PLAN);
+    return filter.feed(text) + filter.flush();
+  },
   strip: (text) => ScaffoldingFilter.strip(text),
   javascript: replace,
 };

@@ -1,10 +1,14 @@
 'use strict';
-// `ScaffoldingFilter`: a JavaScript class over native stream state.
+// `ScaffoldingFilter`: a JavaScript class over native stream state, and
+// `FilterPlan`, what its options compile to.
 //
 // Every rule is Rust's: the options are checked and compiled there once,
-// when a filter is made (`settings`), and every strip is made there. This
-// class only adapts. It keeps what the options compiled to, opens a native
-// stream when a feed first needs one, and ends it at `flush()`, keeping in
+// and every strip is made there. A `FilterPlan` holds options compiled
+// ahead (`compile`), which every filter opened from it shares, so opening
+// a stream reads no option again; a filter made from options compiles
+// them into the stream it opens at once (`openWith`), which frees them at
+// its flush. These classes only adapt. A filter opens a native stream
+// when a feed first needs one, and ends it at `flush()`, keeping in
 // JavaScript what must stay readable: the counters, and the text and
 // `onStrip` events a throwing callback left owed. So a filter has no native
 // object of its own: a loop that makes a filter per text, feeds it and
@@ -14,7 +18,7 @@
 //
 // An open stream is a Rust `Box`, which this class holds through a handle:
 // an 8-byte ArrayBuffer that the addon type-tags and checks on every call
-// (src/binding/scaffolding.rs). V8 frees the buffer itself; the `Box` is
+// (src/binding/filter/stream.rs). V8 frees the buffer itself; the `Box` is
 // freed by `flush()`, by `[Symbol.dispose]()`, or, for a filter dropped
 // with its stream open, by the FinalizationRegistry below once the event
 // loop turns. A stream joins the registry only if it is still open when the
@@ -40,7 +44,8 @@
 const native = require('../native.cjs');
 
 const {
-  settings: settingsOf,
+  compile,
+  openWith,
   open: openStream,
   feed: feedStream,
   finish,
@@ -51,7 +56,7 @@ const {
   strip: stripText,
 } = native.__scaffoldingFilter;
 
-/** A test for "this chunk has one of `units`", built once per set of options. */
+/** A test for "this chunk has one of `units`", built once per plan. */
 function startTest(units) {
   if (units === null) return () => true;
   if (units.length === 1) return (chunk) => chunk.indexOf(units) !== -1;
@@ -60,9 +65,20 @@ function startTest(units) {
   return (chunk) => set.test(chunk);
 }
 
+/**
+ * A plan as both classes keep it: `compiled`, the opaque value `compile`
+ * made, which `open` and `strip` take; `startUnits` and a test for them;
+ * and the options' `onStrip`, which stays here, in JavaScript, where the
+ * garbage collector sees it (a callback that closes over its own plan is
+ * then freed with it). Frozen, and never handed out.
+ */
+function planOf(who, options) {
+  const [compiled, startUnits, onStrip] = compile(options, who);
+  return Object.freeze({ compiled, startUnits, mayStart: startTest(startUnits), onStrip });
+}
+
 /** What `new ScaffoldingFilter()` compiles to, computed once. */
-const DEFAULTS = settingsOf(undefined);
-const DEFAULT_START = startTest(DEFAULTS[1]);
+const DEFAULTS = planOf('ScaffoldingFilter', undefined);
 
 /**
  * Frees the stream of a filter that was collected with its stream open.
@@ -85,22 +101,61 @@ const unregistered = [];
 let registering = false;
 
 /**
- * For __test__/filter-layer.test.mjs only (the package does not export
+ * For __test__/filter/filter-layer.test.mjs only (the package does not export
  * it): makes a filter take every chunk across, as if any could begin a
  * match, so that the tests can hold the shortcut to the native answers.
  */
 let crossEveryChunk;
 
+/**
+ * The plan a `FilterPlan` keeps, for the filter class; `undefined` for a
+ * value that is no `FilterPlan` (options, then). Set by FilterPlan's
+ * static block.
+ */
+let planIn;
+
+/**
+ * Options checked and compiled once, to open any number of filters from:
+ * `new ScaffoldingFilter(plan)`, `ScaffoldingFilter.strip(text, plan)`.
+ * Immutable; nothing a filter does changes it.
+ */
+class FilterPlan {
+  #plan;
+
+  constructor(options) {
+    this.#plan = options === undefined ? DEFAULTS : planOf('FilterPlan', options);
+  }
+
+  get startUnits() {
+    if (typeof this !== 'object' || this === null || !(#plan in this)) {
+      throw new TypeError(`FilterPlan.startUnits: called on something that is not a FilterPlan (got ${this === null ? 'null' : typeof this})`);
+    }
+    return this.#plan.startUnits;
+  }
+
+  static {
+    planIn = (value, who) => {
+      if (typeof value !== 'object' || value === null) return undefined;
+      if (#plan in value) return value.#plan;
+      if (value instanceof FilterPlan) {
+        throw new TypeError(`${who}: options claims to be a FilterPlan but was not made by its constructor`);
+      }
+      return undefined;
+    };
+  }
+}
+
 /** How an error names a method of the class. */
 const named = (method) => (method === '[Symbol.dispose]' ? `ScaffoldingFilter${method}` : `ScaffoldingFilter.${method}`);
 
 class ScaffoldingFilter {
-  /** What the options compiled to: `open`'s argument (`undefined` for the defaults). */
-  #settings;
-  /** The options' `onStrip`, or `undefined`. */
-  #onStrip;
-  #startUnits;
-  /** Whether a chunk could begin a match. */
+  /**
+   * The plan streams open from (see `planOf`): a FilterPlan's, or, for a
+   * filter made from options, its start units, `onStrip` and the options,
+   * with no `compiled` until it is fed again after a flush.
+   */
+  #plan;
+  /** Whether a chunk could begin a match: the plan's test. */
   #mayStart;
   /** The open stream's handle; `null` between streams. */
   #handle = null;
@@ -122,11 +177,20 @@ class ScaffoldingFilter {
   #registered = false;
 
   constructor(options) {
-    const [settings, startUnits, onStrip] = options === undefined ? DEFAULTS : settingsOf(options);
-    this.#settings = settings;
-    this.#startUnits = startUnits;
-    this.#onStrip = onStrip;
-    this.#mayStart = startUnits === DEFAULTS[1] ? DEFAULT_START : startTest(startUnits);
+    const plan = options === undefined ? DEFAULTS : planIn(options, 'ScaffoldingFilter');
+    if (plan !== undefined) {
+      this.#plan = plan;
+      this.#mayStart = plan.mayStart;
+      return;
+    }
+    // Options: compiled into a stream opened now, which owns what they
+    // compiled to and frees it at the flush (`openWith`). A plan kept for
+    // this filter alone would be freed only by a finalizer, after the loop
+    // that made it yields.
+    const [handle, startUnits, onStrip] = openWith(options, 'ScaffoldingFilter');
+    this.#plan = { compiled: undefined, options, startUnits, mayStart: startTest(startUnits), onStrip };
+    this.#mayStart = this.#plan.mayStart;
+    this.#adopt(handle);
   }
 
   static {
@@ -137,12 +201,13 @@ class ScaffoldingFilter {
   }
 
   static strip(text, options) {
-    return stripText(text, options);
+    const plan = options === undefined ? DEFAULTS : planIn(options, 'ScaffoldingFilter');
+    return plan === undefined ? stripText(text, options) : stripText(text, plan.compiled, plan.onStrip);
   }
 
   /** Throws unless `filter` is a ScaffoldingFilter. */
   static #brand(filter, method) {
-    if (typeof filter !== 'object' || filter === null || !(#settings in filter)) {
+    if (typeof filter !== 'object' || filter === null || !(#plan in filter)) {
       const got = filter === null ? 'null' : typeof filter;
       throw new TypeError(`${named(method)}: called on something that is not a ScaffoldingFilter (got ${got})`);
     }
@@ -216,7 +281,7 @@ class ScaffoldingFilter {
 
   get startUnits() {
     ScaffoldingFilter.#brand(this, 'startUnits');
-    return this.#startUnits;
+    return this.#plan.startUnits;
   }
 
   [Symbol.dispose]() {
@@ -239,14 +304,24 @@ class ScaffoldingFilter {
   }
 
   #open() {
-    const handle = openStream(this.#settings);
+    if (this.#plan.compiled === undefined) {
+      // Made from options and fed again after a flush: the options are
+      // compiled again, into a plan this filter keeps from now on.
+      this.#plan = planOf('ScaffoldingFilter', this.#plan.options);
+    }
+    const handle = openStream(this.#plan.compiled);
+    this.#adopt(handle);
+    return handle;
+  }
+
+  /** Takes `handle`, a stream just opened, as this filter's. */
+  #adopt(handle) {
     this.#handle = handle;
     this.#slot = unregistered.push(this) - 1;
     if (!registering) {
       registering = true;
       queueMicrotask(ScaffoldingFilter.#registerOpen);
     }
-    return handle;
   }
 
   /** When a job ends: puts every stream it left open under the registry. */
@@ -310,7 +385,7 @@ class ScaffoldingFilter {
     this.#owed += text;
     const pending = this.#pending;
     if (pending !== null) {
-      const onStrip = this.#onStrip;
+      const onStrip = this.#plan.onStrip;
       let done = false;
       this.#announcing = true;
       try {
@@ -343,4 +418,4 @@ class ScaffoldingFilter {
  */
 class ScaffoldRegistry extends native.ScaffoldRegistry {}
 
-module.exports = { ScaffoldingFilter, ScaffoldRegistry, crossEveryChunk };
+module.exports = { ScaffoldingFilter, FilterPlan, ScaffoldRegistry, crossEveryChunk };

@@ -21,6 +21,7 @@ const { Runs } = require('./runs.cjs');
 const { closestNames } = require('./names.cjs');
 const { MESSAGE_KINDS } = require('./kinds.cjs');
 const { filterTools, sayLeftOut } = require('./tools.cjs');
+const { FilterPlan, ScaffoldRegistry } = require('../filter/scaffolding-filter.cjs');
 
 // Marks the one error a guard throws into a run: a misspelt name in
 // `argumentsFrom` under `posture: 'dev'`.
@@ -33,6 +34,19 @@ const CHECK_ROWS = [
   ['unsupported-argument', 'choice'],
   ['dangling-reference', 'compose'],
 ];
+
+/** Every family's special tokens, compiled once for every plan `streamPlan` makes. */
+const SPECIAL_TOKENS = new ScaffoldRegistry(native.SCAFFOLD_SPECIAL_TOKENS);
+
+/**
+ * The stream seam's filter plan for one model call, which every text of
+ * the call opens its filter from: `options` as given, with every family's
+ * special tokens as the patterns unless they name others. Every adapter,
+ * and `scaffoldingMiddleware`, makes its plans here.
+ */
+function streamPlan(options) {
+  return new FilterPlan({ ...options, patterns: options.patterns ?? SPECIAL_TOKENS });
+}
 
 const describe = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
 const isRecord = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -681,6 +695,15 @@ class Guard {
     return tools;
   }
 
+  /**
+   * The stream seam's plan for a model call that told the model of `told`:
+   * tool-aware detection for what it can use of them (`filterTools`), and
+   * every family's special tokens.
+   */
+  filterPlan(told) {
+    return streamPlan({ tools: this.filterTools(told) });
+  }
+
   /** Hands `text` to onError as an Error, once per `what` for this guard. */
   sayOnceToOnError(what, text) {
     if (this.said.has(what)) return;
@@ -736,6 +759,7 @@ function withRunMembers(guard, object, afterNewRun) {
 }
 
 exports.Guard = Guard;
+exports.streamPlan = streamPlan;
 exports.Run = Run;
 exports.MESSAGE_KINDS = MESSAGE_KINDS;
 exports.withRunMembers = withRunMembers;

@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
-import type { ScaffoldingFilter } from '../../index.js';
+import type { ScaffoldingFilterOptions } from '../../index.js';
 
 import type { GuardOptions, GuardRun } from './guard.js';
 export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
@@ -57,7 +57,7 @@ export interface HealEvent {
 }
 
 /** The options of `scaffoldingMiddleware`: the filter's, the heal's and the recovery's. */
-export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typeof ScaffoldingFilter>[number]> & {
+export type ScaffoldingMiddlewareOptions = ScaffoldingFilterOptions & {
   /**
    * Ask the model again, once, when a round deflected: after filtering its
    * answer has no visible text, at least one span was stripped from it, and
@@ -127,10 +127,12 @@ export type ScaffoldingMiddlewareOptions = NonNullable<ConstructorParameters<typ
  *   of both rounds added up (both were paid for); the response headers are
  *   the first call's, since the middleware answers before it knows.
  *
- * @param options passed to every `new ScaffoldingFilter(options)` the
- *   middleware makes (one per text), less its own (`recover`, `onRecover`,
- *   `heal`, `onHeal`, `onError`), so an `onStrip` callback sees every stripped span of
- *   every text. Checked when the middleware is built.
+ * @param options the filter's options for every text, less the
+ *   middleware's own (`recover`, `onRecover`, `heal`, `onHeal`,
+ *   `onError`): each model call compiles them once into a `FilterPlan`,
+ *   which every text of the call opens its filter from, so an `onStrip`
+ *   callback sees every stripped span of every text. Checked when the
+ *   middleware is built.
  * @throws {TypeError} or {RangeError} naming the option, when one is malformed.
  */
 export declare function scaffoldingMiddleware(options?: ScaffoldingMiddlewareOptions): LanguageModelMiddleware;

@@ -1,7 +1,7 @@
 import type { ScaffoldingFilter } from '../../index.js';
 
-// The options are whatever ScaffoldingFilter's constructor takes, read from
-// the root typings so the adapters follow it. `[number]` rather than `[0]`:
+// The options are whatever ScaffoldingFilter's constructor takes (options,
+// or a FilterPlan), read from the root typings so the adapters follow it. `[number]` rather than `[0]`:
 // it is the same type for a one-parameter constructor, and still compiles
 // (as `never`) for a constructor that takes none.
 
@@ -26,7 +26,8 @@ export interface StrippedText extends AsyncGenerator<string, void, undefined> {
  * (`filter.flush()`) is enqueued too. A chunk that is not a string errors the
  * stream with a `TypeError`. On abort or cancel the held tail is discarded.
  *
- * @param options passed unchanged to `new ScaffoldingFilter(options)`.
+ * @param options passed unchanged to `new ScaffoldingFilter(options)`:
+ *   options, or a `FilterPlan` shared with other filters.
  */
 export declare function scaffoldingTransform(
   options?: ConstructorParameters<typeof ScaffoldingFilter>[number],
@@ -45,7 +46,8 @@ export declare function scaffoldingTransform(
  *
  * @param source any async (or sync) iterable of strings, a `ReadableStream`
  *   of strings included.
- * @param options passed unchanged to `new ScaffoldingFilter(options)`.
+ * @param options passed unchanged to `new ScaffoldingFilter(options)`:
+ *   options, or a `FilterPlan` shared with other filters.
  * @throws {TypeError} at the call, naming `source`, when `source` is not
  *   iterable; the filter's own errors for bad options.
  */

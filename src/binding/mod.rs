@@ -5,5 +5,5 @@
 //! `RunCorpus`, a `ScaffoldingFilter`) keep.
 
 mod checks;
+mod filter;
 mod napi;
-mod scaffolding;

@@ -16,7 +16,8 @@
 // again, once.
 
 const { randomUUID } = require('node:crypto');
-const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../../index.cjs');
+const { ScaffoldingFilter } = require('../../index.cjs');
+const { streamPlan } = require('../../guard/core.cjs');
 const { filterTools, functionTools, offeredTools, sayLeftOut } = require('../../guard/tools.cjs');
 
 /** What a stripped span is cut to in an `onRecover` event. */
@@ -95,12 +96,12 @@ function readOptions(options) {
 }
 
 /**
- * One round's record and its filter options: the caller's, the tools the
- * model was told about and the special tokens where the caller gave none
- * (a leak under `toolChoice: 'none'` still names a tool it knows; only
- * the tools it may call are healed), and an
- * `onStrip` that records the round's stripped spans and leaked calls (and
- * still calls the caller's).
+ * One round's record and its filter plan, made from the caller's options,
+ * the tools the model was told about and the special tokens where the
+ * caller gave none (a leak under `toolChoice: 'none'` still names a tool
+ * it knows; only the tools it may call are healed), and an `onStrip` that
+ * records the round's stripped spans and leaked calls (and still calls the
+ * caller's). Every text of the round opens its filter from the plan.
  */
 function beginRound({ filter, leftOut }, params) {
   const round = { spans: [], calls: [], toolCall: false, offered: offeredTools(params) };
@@ -111,16 +112,15 @@ function beginRound({ filter, leftOut }, params) {
     leftOut(usable.skipped);
     tools = usable.tools;
   }
-  round.options = {
+  round.plan = streamPlan({
     ...filter,
-    patterns: filter.patterns ?? SCAFFOLD_SPECIAL_TOKENS,
     tools,
     onStrip(event) {
       round.spans.push(event.span);
       if (event.calls !== undefined) round.calls.push(...event.calls);
       if (theirs !== undefined) theirs(event);
     },
-  };
+  });
   return round;
 }
 
@@ -198,7 +198,7 @@ function textFilter(round, heal, onHeal) {
         case 'text-delta': {
           let filter = open.get(part.id);
           if (filter === undefined) {
-            filter = new ScaffoldingFilter(round.options);
+            filter = new ScaffoldingFilter(round.plan);
             open.set(part.id, filter);
           }
           const delta = filter.feed(part.delta);
@@ -273,7 +273,7 @@ function filterResult(result, round, heal, onHeal) {
   const content = [];
   for (const part of result.content) {
     if (part.type === 'text') {
-      const text = ScaffoldingFilter.strip(part.text, round.options);
+      const text = ScaffoldingFilter.strip(part.text, round.plan);
       if (isVisible(text)) visible = true;
       // A text part the filter emptied is left out when calls replace it.
       content.push({ ...part, text });

@@ -19,7 +19,7 @@ const { Runnable } = require('@langchain/core/runnables');
 const { toJsonSchema } = require('@langchain/core/utils/json_schema');
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
-const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../../index.cjs');
+const { ScaffoldingFilter } = require('../../index.cjs');
 
 const isAi = (message) => message !== null && typeof message === 'object' && message.type === 'ai';
 /** A streamed chunk of an AI message (a chunk can be concatenated; a whole message cannot). */
@@ -132,7 +132,10 @@ function createGuard(options) {
   // or its run renewed: a streamed chunk is read after its model call began,
   // maybe after the next one did.
   const told = new Map();
-  const filterOptions = () => ({ tools: guard.filterTools([...told.values()]), patterns: SCAFFOLD_SPECIAL_TOKENS });
+  // The stream seam's plan for what `told` holds, made when first needed
+  // after each model call.
+  let plan;
+  const filterPlan = () => (plan ??= guard.filterPlan([...told.values()]));
 
   const middleware = createMiddleware({
     name: 'seamguard',
@@ -140,6 +143,7 @@ function createGuard(options) {
       const call = await guard.attempt(() => {
         const tools = toolsOf(request);
         for (const tool of tools.told) told.set(tool.name, tool);
+        plan = undefined;
         const system = request.systemMessage;
         const prompt = system !== undefined && textOf(system) !== '' ? [system, ...request.messages] : request.messages;
         // The thread names the conversation where the app gives one; else
@@ -160,7 +164,7 @@ function createGuard(options) {
           guard.answered(call, (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args })), response, requestMessages),
         );
       }
-      return isAi(response) ? stripAnswer(response, filterOptions()) : response;
+      return isAi(response) ? stripAnswer(response, filterPlan()) : response;
     },
   });
 
@@ -190,10 +194,10 @@ function createGuard(options) {
       const chunk = isAiChunk(message);
       if (!chunk || open?.id !== message.id) yield* close();
       if (!chunk) {
-        yield isAi(message) ? [stripAnswer(message, filterOptions()), metadata] : item;
+        yield isAi(message) ? [stripAnswer(message, filterPlan()), metadata] : item;
         continue;
       }
-      open ??= { id: message.id, Chunk: message.constructor, metadata, filter: new ScaffoldingFilter(filterOptions()) };
+      open ??= { id: message.id, Chunk: message.constructor, metadata, filter: new ScaffoldingFilter(filterPlan()) };
       const { filter } = open;
       const content = textBlocks(message.content, (text) => filter.feed(text));
       yield content === message.content ? item : [withContent(message, content), metadata];
@@ -208,7 +212,10 @@ function createGuard(options) {
     // guards as `middleware: [guard.middleware]` does.
     ...middleware,
     messages,
-  }, () => told.clear());
+  }, () => {
+    told.clear();
+    plan = undefined;
+  });
 }
 
 exports.createGuard = createGuard;

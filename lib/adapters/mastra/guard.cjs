@@ -23,7 +23,7 @@
 const { Guard, withRunMembers } = require('../../guard/core.cjs');
 const { modelCalls } = require('../ai-sdk/guard.cjs');
 const { functionTools } = require('../../guard/tools.cjs');
-const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../../index.cjs');
+const { ScaffoldingFilter } = require('../../index.cjs');
 
 /** The key of this processor's step in Mastra's processor state. */
 const STEP = 'seamguard';
@@ -116,7 +116,8 @@ function createGuard(options) {
         if (texts === undefined) return part;
         let filter = texts.get(part.payload.id);
         if (filter === undefined) {
-          filter = new ScaffoldingFilter({ tools: guard.filterTools(functionTools(step.params)), patterns: SCAFFOLD_SPECIAL_TOKENS });
+          step.plan ??= guard.filterPlan(functionTools(step.params));
+          filter = new ScaffoldingFilter(step.plan);
           texts.set(part.payload.id, filter);
         }
         const text = filter.feed(part.payload.text);

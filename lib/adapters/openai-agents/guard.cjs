@@ -10,7 +10,7 @@
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
-const { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } = require('../../index.cjs');
+const { ScaffoldingFilter } = require('../../index.cjs');
 
 /** The text of a message's content: a string, or its text parts. */
 function textOf(content) {
@@ -145,14 +145,14 @@ function answerOf(output) {
 }
 
 /** The response's output with leaked calls stripped from its messages' text. */
-function stripOutput(output, options) {
+function stripOutput(output, plan) {
   if (!Array.isArray(output)) return output;
   return output.map((item) => {
     if (item?.type !== 'message' || !Array.isArray(item.content)) return item;
     let changed = false;
     const content = item.content.map((part) => {
       if (part?.type !== 'output_text' || typeof part.text !== 'string') return part;
-      const text = ScaffoldingFilter.strip(part.text, options);
+      const text = ScaffoldingFilter.strip(part.text, plan);
       if (text === part.text) return part;
       changed = true;
       return { ...part, text };
@@ -172,14 +172,14 @@ function createGuard(options) {
   const guard = new Guard(options, 'createGuard');
 
   /**
-   * The guard's side of a model call: the stream seam's filter options, and
+   * The guard's side of a model call: the stream seam's filter plan, and
    * a promise of the call, found from the prompt (a model hands the guard
    * no run identity); its failure never reaches the run.
    */
   const begin = (request) => {
     const tools = toolsOf(request);
-    const filter = { tools: guard.filterTools(tools.told), patterns: SCAFFOLD_SPECIAL_TOKENS };
-    return { filter, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
+    const plan = guard.filterPlan(tools.told);
+    return { plan, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
   };
   const answered = (output, call) => {
     if (call === undefined) return;
@@ -192,7 +192,7 @@ function createGuard(options) {
     }
     const wrapped = {
       async getResponse(request) {
-        const { filter, call: pending } = begin(request);
+        const { plan, call: pending } = begin(request);
         const call = await pending;
         let response;
         try {
@@ -202,13 +202,13 @@ function createGuard(options) {
           throw error;
         }
         answered(response?.output, call);
-        return { ...response, output: stripOutput(response?.output, filter) };
+        return { ...response, output: stripOutput(response?.output, plan) };
       },
       async *getStreamedResponse(request) {
-        const { filter: filterOptions, call: pending } = begin(request);
+        const { plan, call: pending } = begin(request);
         const call = await pending;
         try {
-          yield* streamed(base.getStreamedResponse(request), filterOptions, call);
+          yield* streamed(base.getStreamedResponse(request), plan, call);
         } catch (error) {
           guard.failed(call);
           throw error;
@@ -221,14 +221,14 @@ function createGuard(options) {
   }
 
   /** A streamed response's events, its text stripped, its answer judged at `response_done`. */
-  async function* streamed(events, filterOptions, call) {
+  async function* streamed(events, plan, call) {
     // One filter per message item the text streams into.
     const open = new Map();
     for await (const event of events) {
       if (event?.type === 'output_text_delta') {
         let filter = open.get(event.itemId);
         if (filter === undefined) {
-          filter = new ScaffoldingFilter(filterOptions);
+          filter = new ScaffoldingFilter(plan);
           open.set(event.itemId, filter);
         }
         const delta = filter.feed(event.delta);
@@ -241,7 +241,7 @@ function createGuard(options) {
         }
         open.clear();
         answered(event.response?.output, call);
-        yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, filterOptions) } };
+        yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, plan) } };
       } else {
         yield event;
       }
