@@ -14,7 +14,7 @@
 const native = require('./native.cjs');
 const { RunCorpus } = require('./guard/corpus.cjs');
 const { ScaffoldingFilter, FilterPlan, ScaffoldRegistry } = require('./filter/scaffolding-filter.cjs');
-const accounting = require('./guard/ledger.cjs');
+const ledger = require('./guard/ledger.cjs');
 const { declaredEnumValuesOf } = require('./guard/enums.cjs');
 
 exports.__napiBindingTarget = native.__napiBindingTarget;
@@ -41,8 +41,8 @@ exports.OpenSpanPolicy = native.OpenSpanPolicy;
 exports.StripReason = native.StripReason;
 exports.SkippedToolReason = native.SkippedToolReason;
 exports.usableTools = native.usableTools;
-exports.dispositionLedger = accounting.dispositionLedger;
-exports.CheckerDeadError = accounting.CheckerDeadError;
-exports.contextErrorIdentity = accounting.contextErrorIdentity;
-exports.dedupeContextErrors = accounting.dedupeContextErrors;
-exports.beginIntegrityRun = accounting.beginIntegrityRun;
+exports.dispositionLedger = ledger.dispositionLedger;
+exports.CheckerDeadError = ledger.CheckerDeadError;
+exports.contextErrorIdentity = ledger.contextErrorIdentity;
+exports.dedupeContextErrors = ledger.dedupeContextErrors;
+exports.beginIntegrityRun = ledger.beginIntegrityRun;

@@ -6,6 +6,8 @@
 // - clippy over every target, warnings denied, with the `[lints]` table of
 //   Cargo.toml (every `unsafe` block says why it is sound);
 // - rustdoc, warnings denied: the docs build and their links resolve;
+// - the layout (layout.mjs): no crate source over 1,200 lines, no import
+//   circle in the crate or the package's JavaScript;
 // - oxlint over the JavaScript (.oxlintrc.json), when it is installed (it is
 //   a dev dependency; a user's install never runs this).
 import { execFileSync } from 'node:child_process';
@@ -30,6 +32,9 @@ run('cargo', ['clippy', '--quiet', '--all-targets', '--', '-D', 'warnings']);
 
 step('cargo doc --no-deps (RUSTDOCFLAGS=-D warnings)');
 run('cargo', ['doc', '--quiet', '--no-deps'], { RUSTDOCFLAGS: '-D warnings' });
+
+step('layout: no crate source over 1,200 lines, no import circle');
+run(process.execPath, ['scripts/layout.mjs']);
 
 const oxlint = join(root, 'node_modules', 'oxlint', 'bin', 'oxlint');
 if (existsSync(join(root, '.oxlintrc.json'))) {

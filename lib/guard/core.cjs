@@ -14,7 +14,7 @@
 // cannot be made is an `unreachable` note and an error handed to `onError`.
 
 const native = require('../native.cjs');
-const { beginIntegrityRun, contextErrorIdentity } = require('./ledger.cjs');
+const { beginIntegrityRun, contextErrorIdentity, CHECK_ROWS } = require('./ledger.cjs');
 const { declaredEnumValuesOf } = require('./enums.cjs');
 const { searchableText } = require('./text.cjs');
 const { Runs } = require('./runs.cjs');
@@ -29,11 +29,6 @@ const MISUSE = Symbol('seamguard.misuse');
 
 const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns'];
 const DEFAULT_MAX_RUNS = 1000;
-const CHECK_ROWS = [
-  ['empty-lookup', 'write'],
-  ['unsupported-argument', 'choice'],
-  ['dangling-reference', 'compose'],
-];
 
 /** Every family's special tokens, compiled once for every plan `streamPlan` makes. */
 const SPECIAL_TOKENS = new ScaffoldRegistry(native.SCAFFOLD_SPECIAL_TOKENS);

@@ -353,3 +353,5 @@ exports.CheckerDeadError = CheckerDeadError;
 exports.contextErrorIdentity = contextErrorIdentity;
 exports.dedupeContextErrors = dedupeContextErrors;
 exports.beginIntegrityRun = beginIntegrityRun;
+// Internal: the guard notes its ledger rows by the same pairs.
+exports.CHECK_ROWS = ROWS;
