@@ -2,6 +2,10 @@
 //! units is. On x86-64 it compares eight units at a time with SSE2 (part of
 //! every x86-64 processor, so nothing is detected at run time); elsewhere
 //! it reads unit by unit.
+//!
+//! A reader that stops often asks for the next one many times over the
+//! same text; for it, [`Bitmap`] marks every place once, sixteen bytes at a
+//! time, and the next place is then a bit scan.
 
 /// The position of the first unit of `text` that is one of `units`. The
 /// count is a constant, so that the compares unroll (pad a shorter list by
@@ -18,11 +22,63 @@ pub(crate) fn find_any<const N: usize>(text: &[u16], units: [u16; N]) -> Option<
     text.iter().position(|unit| units.contains(unit)).map(|at| skipped + at)
 }
 
+/// The places in a text where one of a few bytes is, a bit a byte, 64 to
+/// a word: built in one pass, so that where the next one is after any
+/// place is a scan of the words between, not a new search.
+#[derive(Debug, Default)]
+pub(crate) struct Bitmap {
+    words: Vec<u64>,
+}
+
+impl Bitmap {
+    /// Marks where in `bytes` one of `wanted` is (the buffer is reused).
+    pub(crate) fn fill<const N: usize>(&mut self, bytes: &[u8], wanted: [u8; N]) {
+        self.words.clear();
+        let (whole, rest) = bytes.as_chunks::<64>();
+        self.words.reserve(whole.len() + 1);
+        #[cfg(target_arch = "x86_64")]
+        sse2::masks_into(whole, wanted, &mut self.words);
+        #[cfg(not(target_arch = "x86_64"))]
+        self.words.extend(whole.iter().map(|word| mask(word, wanted)));
+        if !rest.is_empty() {
+            self.words.push(mask(rest, wanted));
+        }
+    }
+
+    /// The words [`Bitmap::fill`] made: one per 64 bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// The first marked place at or after `from` and before `end`, or `end`
+    /// (which must be within the bytes marked). Reads the words in between.
+    pub(crate) fn next(&self, from: usize, end: usize) -> usize {
+        let mut word = from / 64;
+        let Some(&first) = self.words.get(word) else { return end };
+        let mut bits = first & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                return (word * 64 + bits.trailing_zeros() as usize).min(end);
+            }
+            word += 1;
+            match self.words.get(word) {
+                Some(&next) if word * 64 < end => bits = next,
+                _ => return end,
+            }
+        }
+    }
+}
+
+/// A bit for each of the (at most 64) `bytes` that is one of `wanted`.
+fn mask<const N: usize>(bytes: &[u8], wanted: [u8; N]) -> u64 {
+    bytes.iter().enumerate().filter(|(_, byte)| wanted.contains(byte)).fold(0, |mask, (at, _)| mask | 1 << at)
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi16,
-        _mm_setzero_si128,
+        __m128i, _mm_cmpeq_epi16, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi16, _mm_set1_epi8, _mm_setzero_si128,
     };
 
     /// Units read per step: four vectors of eight.
@@ -60,11 +116,56 @@ mod sse2 {
         }
         Err(steps.len() * STEP)
     }
+
+    /// Pushes, for each 64 bytes, a bit for each byte that is one of
+    /// `wanted` (see [`Bitmap`](super::Bitmap)).
+    #[inline]
+    pub(super) fn masks_into<const N: usize>(words: &[[u8; 64]], wanted: [u8; N], masks: &mut Vec<u64>) {
+        // SAFETY: every x86-64 processor has SSE2.
+        unsafe { masks_into_sse2(words, wanted, masks) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn masks_into_sse2<const N: usize>(words: &[[u8; 64]], wanted: [u8; N], masks: &mut Vec<u64>) {
+        let wanted: [__m128i; N] = wanted.map(|byte| _mm_set1_epi8(byte as i8));
+        // A mask bit per byte that is one of `wanted`, sixteen bytes a vector.
+        let lanes = |vector: &[u8; 16]| -> u64 {
+            // SAFETY: an unaligned load of exactly the sixteen bytes of
+            // `vector`, which is in bounds.
+            let loaded = unsafe { _mm_loadu_si128(vector.as_ptr().cast()) };
+            let hit = wanted
+                .iter()
+                .fold(_mm_setzero_si128(), |hit, &byte| _mm_or_si128(hit, _mm_cmpeq_epi8(loaded, byte)));
+            u64::from(_mm_movemask_epi8(hit) as u16)
+        };
+        masks.extend(words.iter().map(|word| {
+            let (vectors, _) = word.as_chunks::<16>();
+            vectors.iter().enumerate().fold(0, |mask, (k, vector)| mask | lanes(vector) << (16 * k))
+        }));
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::find_any;
+    use super::{find_any, Bitmap};
+
+    #[test]
+    fn a_bitmap_finds_what_a_search_finds_from_every_place() {
+        let text: Vec<u8> =
+            (0..300u32).map(|i| if i % 37 == 5 || i % 64 == 63 { b'<' } else { b'a' }).collect();
+        for len in [0, 1, 63, 64, 65, 128, 200, 300] {
+            let mut bitmap = Bitmap::default();
+            bitmap.fill(&text[..len], [b'<', b'\n']);
+            assert_eq!(bitmap.len(), len.div_ceil(64));
+            for from in 0..=len {
+                for end in [from, (from + 1).min(len), (from + 70).min(len), len] {
+                    let searched =
+                        text[from..end].iter().position(|&b| b == b'<').map_or(end, |at| from + at);
+                    assert_eq!(bitmap.next(from, end), searched, "len {len}, from {from}, end {end}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn finds_the_first_of_the_units_in_every_position() {

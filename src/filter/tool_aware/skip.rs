@@ -5,8 +5,8 @@
 use super::code::Line;
 use super::reader::{DISTINCTIVE, MAX_WORD};
 use super::text::{ascii, is_word, FULL_BAR};
-use super::tools::{next_lead, Tools, LONGEST_PREFIX};
-use crate::filter::scan::find_any;
+use super::tools::{narrow_into, next_lead, Tools, LONGEST_PREFIX};
+use crate::filter::scan::Bitmap;
 
 /// Whether a leak could begin at `at`.
 pub(super) fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
@@ -94,11 +94,31 @@ fn agrees(literal: &str, rest: &[u16]) -> bool {
     literal.bytes().map(u16::from).zip(rest).all(|(a, &b)| a == b)
 }
 
-/// Where, from `from`, the next unit is that stops a plain run (see
-/// [`plain_run`]): `<`, `[`, `{`, a backtick or a line break; or `end`.
-fn next_stop(text: &[u16], from: usize, end: usize) -> usize {
-    const STOPS: [u16; 5] = [b'<' as u16, b'[' as u16, b'{' as u16, b'`' as u16, b'\n' as u16];
-    find_any(&text[from..end], STOPS).map_or(end, |at| from + at)
+/// A text as [`plain_run`] searches it: narrowed to a byte a unit (see
+/// [`narrow_into`]), for the search of leads, and the places of the units
+/// that stop a plain run (`<`, `[`, `{`, a backtick, a line break), marked
+/// once, so that a run that stops at every line finds the next stop with a
+/// bit scan instead of a new search. Both buffers are reused by every read.
+#[derive(Debug, Default)]
+pub(super) struct Narrowed {
+    bytes: Vec<u8>,
+    stops: Bitmap,
+}
+
+impl Narrowed {
+    /// Narrows `text` and marks its stops; returns the work done (units
+    /// narrowed and words marked), for the work counter.
+    pub(super) fn read(&mut self, text: &[u16]) -> usize {
+        narrow_into(text, &mut self.bytes);
+        // A stop is ASCII, and only the unit itself narrows to it.
+        self.stops.fill(&self.bytes, [b'<', b'[', b'{', b'`', b'\n']);
+        text.len() + self.stops.len()
+    }
+
+    /// Where, from `from`, the next unit is that stops a plain run; or `end`.
+    fn next_stop(&self, from: usize, end: usize) -> usize {
+        self.stops.next(from, end)
+    }
 }
 
 /// How far from `at` the text is plain, for a line that is not blank and
@@ -112,7 +132,7 @@ fn next_stop(text: &[u16], from: usize, end: usize) -> usize {
 pub(super) fn plain_run(
     tools: &Tools,
     text: &[u16],
-    narrow: &[u8],
+    narrowed: &Narrowed,
     at: usize,
     end: usize,
     before: Option<u16>,
@@ -123,11 +143,11 @@ pub(super) fn plain_run(
     loop {
         let stop = match ahead.stop {
             Some(stop) if stop >= from => stop,
-            _ => *ahead.stop.insert(next_stop(text, from, end)),
+            _ => *ahead.stop.insert(narrowed.next_stop(from, end)),
         };
         loop {
             if ahead.lead < from {
-                ahead.lead = next_lead(tools, narrow, from);
+                ahead.lead = next_lead(tools, &narrowed.bytes, from);
             }
             let candidate = ahead.lead;
             if candidate >= stop {
@@ -167,7 +187,7 @@ pub(super) fn plain_run(
                 // room for the longest in the text, only the word itself
                 // can say yes.
                 if ahead.lead < first {
-                    ahead.lead = next_lead(tools, narrow, first);
+                    ahead.lead = next_lead(tools, &narrowed.bytes, first);
                 }
                 let reach = first + MAX_WORD + 1;
                 if ahead.lead > reach && reach + tools.longest.max(LONGEST_PREFIX) <= text.len() {

@@ -6,9 +6,9 @@ use std::cell::Cell;
 
 use super::code::{Code, CodeStep, Line};
 use super::reader::Reader;
-use super::skip::{may_begin, partial_tail, plain_run, Ahead};
+use super::skip::{may_begin, partial_tail, plain_run, Ahead, Narrowed};
 use super::text::{ascii, Stop};
-use super::tools::{narrow_into, Tools};
+use super::tools::Tools;
 use crate::filter::json::{JsonScan, Step};
 use crate::filter::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
@@ -41,9 +41,9 @@ pub(crate) struct CallStage {
     /// Where a held tail may begin in the text being read, with the line
     /// and credit there (kept to reuse its allocation).
     marks: Vec<(usize, Line, i64)>,
-    /// A buffer reused by every read: the held text narrowed to a byte a
-    /// unit, for the search of leads (see [`narrow_into`]).
-    narrow: Vec<u8>,
+    /// Buffers reused by every read: the text narrowed to a byte a unit,
+    /// and where its stops are (see [`Narrowed`]).
+    narrowed: Narrowed,
     /// Units stepped, skipped, narrowed and read by tries (tests only).
     #[cfg(test)]
     pub(crate) work: u64,
@@ -60,7 +60,7 @@ impl Default for CallStage {
             inside_json: None,
             code: None,
             marks: Vec::new(),
-            narrow: Vec::new(),
+            narrowed: Narrowed::default(),
             #[cfg(test)]
             work: 0,
         }
@@ -196,11 +196,12 @@ impl CallStage {
         let tail_from = text.len().saturating_sub(tools.longest.max(16));
         let mut marks = std::mem::take(&mut self.marks);
         marks.clear();
-        // The next offered name or distinctive prefix (see `plain_run`),
-        // searched in the text narrowed to a byte a unit.
-        let mut narrow = std::mem::take(&mut self.narrow);
-        narrow_into(text, &mut narrow);
-        count_work!(self.work, text.len());
+        // The next offered name or distinctive prefix (see `plain_run`) is
+        // searched in the text narrowed to a byte a unit, the next stop in
+        // a bitmap of them.
+        let mut narrowed = std::mem::take(&mut self.narrowed);
+        let _read = narrowed.read(text);
+        count_work!(self.work, _read);
         let mut ahead = Ahead::default();
         while at < text.len() {
             count_work!(self.work, 1);
@@ -221,7 +222,7 @@ impl CallStage {
                 // Plain prose: skipped in one go, as the unit-by-unit path
                 // below would pass it (nothing tried, the line unchanged or,
                 // past a line break, begun with prose).
-                let (plain, crossed) = plain_run(tools, text, &narrow, at, tail_from, before, &mut ahead);
+                let (plain, crossed) = plain_run(tools, text, &narrowed, at, tail_from, before, &mut ahead);
                 count_work!(self.work, plain);
                 if plain > 0 {
                     credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul(plain as i64));
@@ -311,7 +312,7 @@ impl CallStage {
         self.line = line;
         self.credit = credit;
         self.marks = marks;
-        self.narrow = narrow;
+        self.narrowed = narrowed;
         keep_from
     }
 }
