@@ -123,10 +123,15 @@ impl Tools {
     /// one (a name and `rest` agree on every unit both have).
     pub(super) fn name_may_begin(&self, rest: &[u16]) -> bool {
         let Some(&unit) = rest.first() else { return false };
-        if ascii(unit).is_some_and(|byte| !self.first[usize::from(byte)]) {
+        if !self.may_begin_with(unit) {
             return false;
         }
         self.tools.iter().any(|tool| tool.name[0] == unit && tool.name.iter().zip(rest).all(|(a, b)| a == b))
+    }
+
+    /// Whether some name may begin with `unit` (a unit beyond ASCII may).
+    fn may_begin_with(&self, unit: u16) -> bool {
+        ascii(unit).is_none_or(|byte| self.first[usize::from(byte)])
     }
 
     /// The tool whose name is exactly `units`.
@@ -147,10 +152,18 @@ impl Tools {
     /// text may still grow and ends inside a name that could still match.
     pub(super) fn name_at(&self, text: &[u16], at: usize, complete: bool) -> Reading<Option<(usize, usize)>> {
         let rest = &text[at.min(text.len())..];
+        // No name begins with the first unit: none is here, and none can
+        // still be spelled out.
+        if rest.first().is_some_and(|&unit| !self.may_begin_with(unit)) {
+            return Ok(None);
+        }
         let mut best: Option<(usize, usize)> = None;
         let mut partial = false;
         for (index, tool) in self.tools.iter().enumerate() {
             let name = &tool.name[..];
+            if rest.first().is_some_and(|&unit| unit != name[0]) {
+                continue;
+            }
             if rest.len() >= name.len() {
                 if rest.starts_with(name) && best.is_none_or(|(_, end)| at + name.len() > end) {
                     best = Some((index, at + name.len()));
@@ -202,9 +215,6 @@ pub(super) fn narrow_into(text: &[u16], narrow: &mut Vec<u8>) {
 /// is a lead at one place in about 128 to the power of its length, not at
 /// every place.
 fn narrowed(unit: u16) -> u8 {
-    if unit < 0x80 {
-        unit as u8
-    } else {
-        0x80 | (unit & 0x7F) as u8
-    }
+    // Without a branch, so that the narrowing of a text is vectorised.
+    (unit & 0x7F) as u8 | u8::from(unit >= 0x80) << 7
 }
