@@ -69,6 +69,44 @@ impl Bitmap {
     }
 }
 
+/// What each of sixteen ASCII bytes is, a bit a byte (bit `i` for
+/// `bytes[i]`); a byte beyond ASCII is none of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Classes {
+    /// ASCII letters.
+    pub(crate) letters: u16,
+    /// Lowercase ASCII letters.
+    pub(crate) lowercase: u16,
+    /// Spaces, tabs and carriage returns.
+    pub(crate) blanks: u16,
+    /// Line feeds.
+    pub(crate) breaks: u16,
+}
+
+impl Classes {
+    /// The classes of `bytes`, compared sixteen at once on x86-64.
+    #[inline]
+    pub(crate) fn of(bytes: &[u8; 16]) -> Classes {
+        #[cfg(target_arch = "x86_64")]
+        return sse2::classes(bytes);
+        #[cfg(not(target_arch = "x86_64"))]
+        Classes::one_by_one(bytes)
+    }
+
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    fn one_by_one(bytes: &[u8; 16]) -> Classes {
+        let bits = |test: fn(&u8) -> bool| {
+            bytes.iter().enumerate().filter(|(_, byte)| test(byte)).fold(0, |mask, (at, _)| mask | 1 << at)
+        };
+        Classes {
+            letters: bits(u8::is_ascii_alphabetic),
+            lowercase: bits(u8::is_ascii_lowercase),
+            blanks: bits(|byte| matches!(byte, b' ' | b'\t' | b'\r')),
+            breaks: bits(|&byte| byte == b'\n'),
+        }
+    }
+}
+
 /// A bit for each of the (at most 64) `bytes` that is one of `wanted`.
 fn mask<const N: usize>(bytes: &[u8], wanted: [u8; N]) -> u64 {
     bytes.iter().enumerate().filter(|(_, byte)| wanted.contains(byte)).fold(0, |mask, (at, _)| mask | 1 << at)
@@ -77,9 +115,11 @@ fn mask<const N: usize>(bytes: &[u8], wanted: [u8; N]) -> u64 {
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi16, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi16, _mm_set1_epi8, _mm_setzero_si128,
+        __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,
+        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi16, _mm_set1_epi8, _mm_setzero_si128,
     };
+
+    use crate::filter::scan::Classes;
 
     /// Units read per step: four vectors of eight.
     const STEP: usize = 32;
@@ -117,6 +157,35 @@ mod sse2 {
         Err(steps.len() * STEP)
     }
 
+    /// [`Classes::of`].
+    #[inline]
+    pub(super) fn classes(bytes: &[u8; 16]) -> Classes {
+        // SAFETY: every x86-64 processor has SSE2.
+        unsafe { classes_sse2(bytes) }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn classes_sse2(bytes: &[u8; 16]) -> Classes {
+        // SAFETY: an unaligned load of exactly the sixteen bytes of `bytes`.
+        let loaded = unsafe { _mm_loadu_si128(bytes.as_ptr().cast()) };
+        let is = |byte: u8| _mm_cmpeq_epi8(loaded, _mm_set1_epi8(byte as i8));
+        // Signed compares: a byte beyond ASCII is negative, below them all.
+        let within = |low: u8, high: u8| {
+            _mm_and_si128(
+                _mm_cmpgt_epi8(loaded, _mm_set1_epi8(low as i8 - 1)),
+                _mm_cmplt_epi8(loaded, _mm_set1_epi8(high as i8 + 1)),
+            )
+        };
+        let bits = |vector: __m128i| _mm_movemask_epi8(vector) as u16;
+        let lowercase = within(b'a', b'z');
+        Classes {
+            letters: bits(_mm_or_si128(lowercase, within(b'A', b'Z'))),
+            lowercase: bits(lowercase),
+            blanks: bits(_mm_or_si128(_mm_or_si128(is(b' '), is(b'\t')), is(b'\r'))),
+            breaks: bits(is(b'\n')),
+        }
+    }
+
     /// Pushes, for each 64 bytes, a bit for each byte that is one of
     /// `wanted` (see [`Bitmap`](super::Bitmap)).
     #[inline]
@@ -147,7 +216,15 @@ mod sse2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_any, Bitmap};
+    use super::{find_any, Bitmap, Classes};
+
+    #[test]
+    fn classes_agree_with_the_byte_tests_for_every_byte() {
+        for start in (0..=255u8).step_by(16) {
+            let bytes: [u8; 16] = std::array::from_fn(|at| start + at as u8);
+            assert_eq!(Classes::of(&bytes), Classes::one_by_one(&bytes), "bytes from {start}");
+        }
+    }
 
     #[test]
     fn a_bitmap_finds_what_a_search_finds_from_every_place() {

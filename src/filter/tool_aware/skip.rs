@@ -6,7 +6,7 @@ use super::code::Line;
 use super::reader::{DISTINCTIVE, MAX_WORD};
 use super::text::{ascii, is_word, FULL_BAR};
 use super::tools::{narrow_into, next_lead, Tools, LONGEST_PREFIX};
-use crate::filter::scan::Bitmap;
+use crate::filter::scan::{Bitmap, Classes};
 
 /// Whether a leak could begin at `at`.
 pub(super) fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
@@ -115,6 +115,33 @@ impl Narrowed {
         text.len() + self.stops.len()
     }
 
+    /// [`first_word_may_lead`] without the heads, for the word at `first`:
+    /// read from the narrowed bytes sixteen at a time, where they decide
+    /// (a word shorter than sixteen letters, and after it its line's first
+    /// unit that is no blank). A line start in prose costs a few compares,
+    /// not a loop a unit.
+    fn first_word_may_lead(&self, text: &[u16], first: usize) -> bool {
+        let window = self.bytes.get(first..first + 16).and_then(|bytes| <&[u8; 16]>::try_from(bytes).ok());
+        if let Some(window) = window {
+            let classes = Classes::of(window);
+            // (Narrowed, a unit is an ASCII letter, blank or line feed
+            // exactly when it was one.)
+            let word = classes.letters.trailing_ones();
+            if word < 16 {
+                let letters = (1 << word) - 1;
+                if !(2..=16).contains(&word) || classes.lowercase & letters != letters {
+                    return false;
+                }
+                // A lone word: blanks after it, then the line's end.
+                let line_end = (!classes.blanks >> word).trailing_zeros();
+                if line_end < 16 - word {
+                    return classes.breaks >> (word + line_end) & 1 == 1;
+                }
+            }
+        }
+        first_word_may_lead(&text[first..], false)
+    }
+
     /// Where, from `from`, the next unit is that stops a plain run; or `end`.
     fn next_stop(&self, from: usize, end: usize) -> usize {
         self.stops.next(from, end)
@@ -191,7 +218,7 @@ pub(super) fn plain_run(
                 }
                 let reach = first + MAX_WORD + 1;
                 if ahead.lead > reach && reach + tools.longest.max(LONGEST_PREFIX) <= text.len() {
-                    first_word_may_lead(&text[first..], false)
+                    narrowed.first_word_may_lead(text, first)
                 } else {
                     line_may_lead(tools, &text[first..])
                 }
@@ -237,4 +264,29 @@ pub(super) fn partial_tail(tools: &Tools, text: &[u16], from: usize, marks: &[(u
         }
     }
     text.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{first_word_may_lead, Narrowed};
+
+    #[test]
+    fn the_narrowed_first_word_agrees_with_the_unit_by_unit_one() {
+        let words = ["a", "ok", "court", "Status", "sixteenletterwrd", "seventeenletterwd", "é", "wörd"];
+        let afters = ["", " ", "\n", "  \n", " \t\r\n", " x", ":", "\r", "               \n", " é", "<"];
+        for word in words {
+            for after in afters {
+                for tail in ["", "\nmore text after the line, long enough to fill sixteen"] {
+                    let text: Vec<u16> = format!("\n{word}{after}{tail}").encode_utf16().collect();
+                    let mut narrowed = Narrowed::default();
+                    narrowed.read(&text);
+                    assert_eq!(
+                        narrowed.first_word_may_lead(&text, 1),
+                        first_word_may_lead(&text[1..], false),
+                        "{word:?} then {after:?} then {tail:?}"
+                    );
+                }
+            }
+        }
+    }
 }
