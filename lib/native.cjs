@@ -17,11 +17,13 @@
 
 const { readFileSync } = require('node:fs');
 
-let binding;
-try {
-  binding = require('../index.js');
-} catch (error) {
-  throw loadError(error);
+/** The loader's exports; its load error, made clear. */
+function load() {
+  try {
+    return require('../index.js');
+  } catch (error) {
+    throw loadError(error);
+  }
 }
 
 /**
@@ -77,4 +79,4 @@ function loadErrorMessage() {
   return lines.join('\n');
 }
 
-module.exports = binding;
+module.exports = load();

@@ -69,7 +69,7 @@ pub(super) struct Plan {
     tools: Option<Arc<scaffolding::Tools>>,
     /// Whether the options have an `onStrip`: then each stream hands back
     /// an event for each strip.
-    reports: bool,
+    pub(super) reports: bool,
 }
 
 impl Plan {

@@ -208,7 +208,7 @@ pub fn stream_open_with<'env>(env: &'env Env, options: Unknown<'env>, who: Strin
     let js = Js::new(env);
     let (plan, on_strip) = read_options(js, options.raw(), &who)?;
     let start_units = start_units_of(js, &plan)?;
-    let stream = Stream { core: plan.filter(), reports: on_strip.is_some(), reported: 0 };
+    let stream = Stream { core: plan.filter(), reports: plan.reports, reported: 0 };
     Ok(js.unknown(with_parts(js, open_stream(js, stream)?, start_units, on_strip)?))
 }
 
