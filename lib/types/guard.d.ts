@@ -52,6 +52,22 @@ export interface GuardOptions {
    * judged as a new run (said once through `onError`).
    */
   readonly maxRuns?: number | undefined;
+  /**
+   * Whether a leaked call becomes a real tool call where the framework can
+   * run one (LangChain: the AIMessage's `tool_calls`, and tool call chunks
+   * in `guard.messages`): only a call to a tool the model may call now,
+   * with arguments its input schema admits, in an answer that made no real
+   * tool call. Any other leaked call is only stripped, never run. Findings
+   * about a healed call are judged on the call as healed. `true` by
+   * default; `false` strips only.
+   */
+  readonly heal?: boolean | undefined;
+  /**
+   * Whether the stream seam strips leaked calls from the answer's text.
+   * `true` by default; `false` changes no text and heals nothing, for an
+   * app that only wants the findings.
+   */
+  readonly strip?: boolean | undefined;
 }
 
 /** The run a finding belongs to, as `onFinding` is told. */
