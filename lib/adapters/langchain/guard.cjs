@@ -143,20 +143,17 @@ function stripContent(content, plan) {
 }
 
 /**
- * The answer as the agent keeps it: its text stripped with the seam's plan
- * and, when it made no real tool call, its leaked calls to offered tools
- * made real (`seam.heal`), so the agent runs them. The same message when
- * nothing changed; `healed`, the calls made real.
+ * The answer as the agent keeps it: its text stripped, and `healed` (the
+ * leaked calls `seam.heal` made real) as its tool calls, which the agent
+ * runs. The same message when neither changed it.
  */
-function answerThrough(message, seam) {
-  if (seam?.plan === undefined) return { answer: message, healed: [] };
-  const { content, changed } = stripContent(message.content, seam.plan);
-  if (!changed) return { answer: message, healed: [] };
-  const healed = seam.heal(realCallsOf(message));
-  if (healed.length === 0) return { answer: withContent(message, content), healed };
-  // A chunk's tool calls are read from its tool call chunks; a message's are its own.
-  const calls = isAiChunk(message) ? { tool_call_chunks: asToolCallChunks(healed) } : { tool_calls: asToolCalls(healed) };
-  return { answer: withContent(message, content, calls), healed };
+function keptAnswer(message, shown, healed) {
+  if (healed.length > 0) {
+    // A chunk's tool calls are read from its tool call chunks; a message's are its own.
+    const calls = isAiChunk(message) ? { tool_call_chunks: asToolCallChunks(healed) } : { tool_calls: asToolCalls(healed) };
+    return withContent(message, shown.content, calls);
+  }
+  return shown?.changed ? withContent(message, shown.content) : message;
 }
 
 /** The LangGraph task of a model call, as `wrapModelCall` reads it and as a streamed message's metadata names it. */
@@ -235,7 +232,11 @@ function createGuard(options) {
         record?.settle(undefined);
         return response;
       }
-      const { answer, healed } = guard.attempt(() => answerThrough(response, seam)) ?? { answer: response, healed: [] };
+      // The answer's text is stripped with the plan its seam reads leaked
+      // calls with; `plan` is undefined when stripping is off.
+      const shown = seam?.plan === undefined ? undefined : stripContent(response.content, seam.plan);
+      const healed = (shown?.changed && guard.attempt(() => seam.heal(realCallsOf(response)))) || [];
+      const answer = keptAnswer(response, shown, healed);
       // Findings are judged on the calls as the agent runs them: healed, or the model's own.
       const calls = healed.length > 0 ? healed : (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args }));
       guard.attempt(() => guard.answered(call, calls, answer, requestMessages));
@@ -319,7 +320,7 @@ function createGuard(options) {
     // guards as `middleware: [guard.middleware]` does.
     ...middleware,
     messages,
-  }, () => tasks.clear());
+  });
 }
 
 /** A stream with stripping off: every item as it came. */
