@@ -26,9 +26,10 @@
 // would, in `generate` and `stream` alike. `processOutputStep` comes too
 // late (the step's calls are read before it runs, and a call it adds is
 // never executed), and `processLLMResponse` only observes. A processor
-// returns one part per part; the rest of what it sends wait in the step's
-// queue, each handed to Mastra's reprocessing slot (`REPROCESS_PART_KEY`)
-// when the one before it has come back through the processors.
+// returns one part for each part it gets; what else it sends waits in the
+// step's queue, each part handed to Mastra's reprocessing slot
+// (`REPROCESS_PART_KEY`) when the one before it has come back through the
+// processors.
 //
 // `heal: false` strips only; `strip: false` changes no part.
 //
