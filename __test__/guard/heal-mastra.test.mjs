@@ -102,6 +102,7 @@ for (const sdk of majors) {
           // No markup anywhere the user or the model looks.
           assert.deepEqual(texts, [PROSE, FINAL]);
           if (mode === 'stream') assert.equal(streamed, PROSE + FINAL);
+          // The model's next prompt holds none of the leak (its opening, as JSON text writes it).
           assert.ok(!JSON.stringify(prompts[1]).includes(JSON.stringify(leak.leaked.trim().slice(0, 12)).slice(1, -1)), 'the history holds no markup');
         });
       }

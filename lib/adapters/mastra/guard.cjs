@@ -190,9 +190,9 @@ function createGuard(options) {
           step.texts.clear();
           const healed = step.seam.heal(step.realCalls);
           if (healed.length === 0) return send(state, [...parts, part]);
-          const calls = healed.map(({ toolCallId, toolName, input }) => ({ type: 'tool-call', runId: part.runId, from: part.from, payload: { toolCallId, toolName, args: input } }));
+          const toolCalls = healed.map(({ toolCallId, toolName, input }) => ({ type: 'tool-call', runId: part.runId, from: part.from, payload: { toolCallId, toolName, args: input } }));
           const finish = { ...part, payload: { ...part.payload, stepResult: { ...part.payload?.stepResult, reason: 'tool-calls' } } };
-          return send(state, [...parts, ...calls, finish]);
+          return send(state, [...parts, ...toolCalls, finish]);
         }
         default:
           return part;
