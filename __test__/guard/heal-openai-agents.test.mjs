@@ -141,6 +141,21 @@ describe('OpenAI Agents SDK: a leaked call is healed into a function call the ru
       assert.equal(callsIn(history).length, 1);
     });
 
+    it(`${mode}: a leaked handoff is healed too: the runner hands off`, async () => {
+      // A handoff is a tool the model is offered (`transfer_to_<agent>`).
+      const billing = new sdk.Agent({ name: 'billing', handoffDescription: 'Billing questions', model: scripted([{ text: 'Your invoice is paid.' }]) });
+      const leaked = '<tool_call>\n{"name": "transfer_to_billing", "arguments": {}}\n</tool_call>';
+      const triage = new sdk.Agent({ name: 'triage', model: createGuard().model(scripted([{ text: PROSE + leaked }])), handoffs: [billing] });
+      const result = mode === 'run' ? await sdk.run(triage, 'Is my invoice paid?') : await sdk.run(triage, 'Is my invoice paid?', { stream: true });
+      if (mode === 'stream') {
+        for await (const delta of result.toTextStream()) void delta;
+        await result.completed;
+      }
+      assert.equal(result.lastAgent.name, 'billing');
+      assert.equal(result.finalOutput, 'Your invoice is paid.');
+      assert.deepEqual(callsIn(result.history).map((call) => call.name), ['transfer_to_billing']);
+    });
+
     it(`${mode}: an answer that made a real call heals nothing (its leak is stripped)`, async () => {
       const runs = [];
       const model = scripted([{ text: PROSE + LEAKS[0].leaked, calls: [{ toolName: 'note', input: { text: 'hi' } }] }, { text: FINAL }]);
