@@ -19,13 +19,16 @@
 //   becomes 'tool-calls').
 //
 // Why `processOutputStream` heals: the loop takes the step's tool calls
-// from the parts the output processors let through (MastraModelOutput
-// collects `tool-call` parts after them; the llm-execution step executes
-// what it collected, and writes them into the response message beside
-// the text), so a part sent here runs exactly as the model's own call
-// would, in `generate` and `stream` alike. `processOutputStep` comes too
-// late (the step's calls are read before it runs, and a call it adds is
-// never executed), and `processLLMResponse` only observes. A processor
+// from the parts the output processors let through (in @mastra/core 1.71,
+// MastraModelOutput collects `tool-call` parts after them, and the
+// llm-execution step executes what `_getImmediateToolCalls()` returns and
+// writes it into the response message beside the text), so a part sent
+// here runs exactly as the model's own call would, in `generate` and
+// `stream` alike. `processOutputStep` comes too late (the step's calls are
+// read before it runs, and a call it adds is never executed), and
+// `processLLMResponse` only observes. (A finish whose reason is already
+// 'tool-calls' skips the output processors; such a step made real calls,
+// and heals nothing.) A processor
 // returns one part for each part it gets; what else it sends waits in the
 // step's queue, each part handed to Mastra's reprocessing slot
 // (`REPROCESS_PART_KEY`) when the one before it has come back through the
