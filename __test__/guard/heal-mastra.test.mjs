@@ -91,17 +91,17 @@ for (const sdk of majors) {
           const runs = [];
           const { model, prompts } = scriptedModel(sdk, healScript(leak.leaked));
           const { texts, streamed } = await ask(agentOf({ model, guard: createGuard(), tools: healTools(runs) }), mode, 'Go.');
-          // The tool ran once, with the leaked arguments.
-          assert.deepEqual(runs, [{ toolName: leak.toolName, input: leak.input }]);
-          // The answer went on: the model was asked again, with the call and its result.
+          // Each leaked call ran once, with its arguments.
+          assert.deepEqual(runs, leak.calls);
+          // The answer went on: the model was asked again, with the calls and their results.
           assert.equal(prompts.length, 2);
           const { calls, results } = callsIn(prompts[1]);
-          assert.deepEqual(calls.map(({ toolName, input }) => ({ toolName, input })), [{ toolName: leak.toolName, input: leak.input }]);
-          assert.match(calls[0].toolCallId, /^healed_/);
-          assert.deepEqual(results, [calls[0].toolCallId]);
+          assert.deepEqual(calls.map(({ toolName, input }) => ({ toolName, input })), leak.calls);
+          for (const call of calls) assert.match(call.toolCallId, /^healed_/);
+          assert.deepEqual(results, calls.map((call) => call.toolCallId));
           // No markup anywhere the user or the model looks.
-          assert.deepEqual(texts, [PROSE, FINAL]);
-          if (mode === 'stream') assert.equal(streamed, PROSE + FINAL);
+          assert.deepEqual(texts, [PROSE + leak.clean, FINAL]);
+          if (mode === 'stream') assert.equal(streamed, PROSE + leak.clean + FINAL);
           // The model's next prompt holds none of the leak (its opening, as JSON text writes it).
           assert.ok(!JSON.stringify(prompts[1]).includes(JSON.stringify(leak.leaked.trim().slice(0, 12)).slice(1, -1)), 'the history holds no markup');
         });

@@ -113,20 +113,22 @@ describe('OpenAI Agents SDK: a leaked call is healed into a function call the ru
         const model = scripted(healScript(leak.leaked));
         const guard = createGuard();
         const { finalOutput, texts, streamed, history } = await play(mode, { model, guard, tools: healTools(runs) });
-        // The tool ran once, with the leaked arguments.
-        assert.deepEqual(runs, [{ toolName: leak.toolName, input: leak.input }]);
-        // The answer went on: the model was asked again, with the result.
+        // Each leaked call ran once, with its arguments.
+        assert.deepEqual(runs, leak.calls);
+        // The answer went on: the model was asked again, with the calls and their results.
         assert.equal(model.requests.length, 2);
         const second = model.requests[1].input;
-        const [healed] = callsIn(second);
-        assert.deepEqual({ name: healed.name, input: healed.input }, { name: leak.toolName, input: leak.input });
-        assert.match(healed.callId, /^healed_/);
-        assert.ok(second.some((item) => item.type === 'function_call_result' && item.callId === healed.callId), 'the result went back to the model');
+        const healed = callsIn(second);
+        assert.deepEqual(healed.map(({ name, input }) => ({ toolName: name, input })), leak.calls);
+        for (const call of healed) {
+          assert.match(call.callId, /^healed_/);
+          assert.ok(second.some((item) => item.type === 'function_call_result' && item.callId === call.callId), 'the result went back to the model');
+        }
         // No markup anywhere the user or the model looks.
         assert.equal(finalOutput, FINAL);
-        assert.deepEqual(texts, [PROSE, FINAL]);
-        if (mode === 'stream') assert.equal(streamed, PROSE + FINAL);
-        assert.deepEqual(callsIn(history), [healed]);
+        assert.deepEqual(texts, [PROSE + leak.clean, FINAL]);
+        if (mode === 'stream') assert.equal(streamed, PROSE + leak.clean + FINAL);
+        assert.deepEqual(callsIn(history), healed);
         // The model's next input holds none of the leak (its opening, as JSON text writes it).
         assert.ok(!JSON.stringify(second).includes(JSON.stringify(leak.leaked.trim().slice(0, 12)).slice(1, -1)), 'the history holds no markup');
       });

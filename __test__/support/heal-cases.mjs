@@ -13,23 +13,32 @@ import { SCAFFOLD_SPECIAL_TOKENS, ScaffoldingFilter } from 'seamguard';
 
 const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/real-leaks.json', import.meta.url), 'utf8'));
 
-/** The fixture case `id`: its leaked text and its source. */
+/** The fixture case `id`: its leaked text, what a reader sees of it, and its source. */
 function leakOf(id) {
   const found = FIXTURE.cases.find((entry) => entry.id === id);
   if (found === undefined) throw new Error(`heal-cases: real-leaks.json has no case ${id}`);
-  return { leaked: found.leaked, source: found.source };
+  return { leaked: found.leaked, clean: found.clean, source: found.source };
 }
 
 /**
  * The leaks a model writes as text instead of calling, one per family, and
- * the call each heals into. Every one names a tool below with arguments
- * its schema admits.
+ * the calls each heals into, in order. Every one names a tool below with
+ * arguments its schema admits.
  */
 export const LEAKS = [
-  { id: 'hermes-qwen3-next-mlx', format: 'Hermes <tool_call> JSON', toolName: 'get_weather', input: { city: 'Tokyo' } },
-  { id: 'qwen3coder-ollama-exec-command', format: 'Qwen3-Coder <function=…><parameter=…>', toolName: 'exec_command', input: { cmd: 'echo LEAK_TEST' } },
-  { id: 'kimi-vllm-inner-call-no-section', format: 'Kimi K2 special tokens', toolName: 'get_weather', input: { city: 'Tokyo' } },
-  { id: 'mistral-devstral-rapidmlx-args', format: 'Mistral [TOOL_CALLS]…[ARGS]', toolName: 'web_search', input: { query: 'latest AI model releases this month' } },
+  { id: 'hermes-qwen3-next-mlx', format: 'Hermes <tool_call> JSON', calls: [{ toolName: 'get_weather', input: { city: 'Tokyo' } }] },
+  { id: 'qwen3coder-ollama-exec-command', format: 'Qwen3-Coder <function=…><parameter=…>', calls: [{ toolName: 'exec_command', input: { cmd: 'echo LEAK_TEST' } }] },
+  { id: 'kimi-vllm-inner-call-no-section', format: 'Kimi K2 special tokens', calls: [{ toolName: 'get_weather', input: { city: 'Tokyo' } }] },
+  { id: 'mistral-devstral-rapidmlx-args', format: 'Mistral [TOOL_CALLS]…[ARGS]', calls: [{ toolName: 'web_search', input: { query: 'latest AI model releases this month' } }] },
+  { id: 'dsml-sglang-v4-tool-choice-none', format: 'DeepSeek V4 DSML tokens', calls: [{ toolName: 'Bash', input: { command: 'pwd' } }] },
+  {
+    id: 'glm-lmstudio-parallel-calls',
+    format: 'GLM <arg_key>/<arg_value>, two calls',
+    calls: [
+      { toolName: 'get_file_info', input: { path: 'file1.jpg' } },
+      { toolName: 'get_file_info', input: { path: 'file2.jpg' } },
+    ],
+  },
 ].map((leak) => ({ ...leak, ...leakOf(leak.id) }));
 
 /** What the model says before its leaked call, and what the user sees of it. */
@@ -73,6 +82,8 @@ export function healTools(runs) {
     tool('get_weather', 'The forecast for a city', strings('city'), ({ city }) => ({ city, forecast: `sunny in ${city}` })),
     tool('exec_command', 'Runs a shell command', strings('cmd'), () => 'LEAK_TEST'),
     tool('web_search', 'Searches the web', strings('query'), () => [{ title: 'A release', url: 'https://example.com/release' }]),
+    tool('Bash', 'Runs a shell command', strings('command'), () => '/home/user'),
+    tool('get_file_info', 'Tells a file\'s size', strings('path'), ({ path }) => ({ path, bytes: 2048 })),
     tool('note', 'Writes a note', strings('text'), () => 'noted'),
   ];
 }
