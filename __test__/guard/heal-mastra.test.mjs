@@ -107,6 +107,20 @@ for (const sdk of majors) {
         });
       }
 
+      it(`${mode}: behind a processor that copies every part, each healed call still runs once, and the step ends`, async () => {
+        const runs = [];
+        const leak = LEAKS.find((entry) => entry.calls.length > 1);
+        const { model, prompts } = scriptedModel(sdk, healScript(leak.leaked));
+        // Listed before the guard, it sees the guard's queued parts first, and drops all but their fields.
+        const copier = { id: 'copier', processOutputStream: ({ part }) => ({ type: part.type, runId: part.runId, from: part.from, payload: part.payload }) };
+        const guard = createGuard();
+        const agent = new mastra.Agent({ id: 'assistant', name: 'assistant', instructions: '', model, tools: toolsOf(healTools(runs)), inputProcessors: [guard], outputProcessors: [copier, guard] });
+        const { texts } = await ask(agent, mode, 'Go.');
+        assert.deepEqual(runs, leak.calls);
+        assert.equal(prompts.length, 2);
+        assert.deepEqual(texts, [PROSE + leak.clean, FINAL]);
+      });
+
       it(`${mode}: an answer that made a real call heals nothing (its leak is stripped)`, async () => {
         const runs = [];
         const { model, prompts } = scriptedModel(sdk, [{ text: PROSE + LEAKS[0].leaked, calls: [{ toolName: 'note', input: { text: 'hi' } }] }, { text: FINAL }]);

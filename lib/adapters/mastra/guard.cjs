@@ -159,12 +159,11 @@ function createGuard(options) {
 
     processOutputStream({ part, state }) {
       const step = state[STEP];
-      if (part[QUEUED] === true) {
-        // A part queued below, back through the processors: the next one's turn.
-        if (step?.queue.length > 0) state[REPROCESS_PART_KEY] = step.queue.shift();
-        return part;
-      }
-      if (step === undefined) return part;
+      // While parts this processor sent wait, the part here is the last one
+      // sent, back through the processors (Mastra sends nothing new before
+      // its reprocessing slot is empty): the next one's turn.
+      if (step?.queue.length > 0 && state[REPROCESS_PART_KEY] === undefined) state[REPROCESS_PART_KEY] = step.queue.shift();
+      if (part[QUEUED] === true || step === undefined) return part;
       switch (part.type) {
         case 'tool-call':
           step.realCalls += 1;
