@@ -181,6 +181,22 @@ describe('OpenAI Agents SDK: what is not healed', { skip }, () => {
       assert.equal(finalOutput, PROSE);
     });
 
+    it(`${mode}: where the provider keeps the conversation (previousResponseId), nothing heals: the leak is stripped`, async () => {
+      const runs = [];
+      const model = scripted(healScript(LEAKS[0].leaked));
+      const agent = new sdk.Agent({ name: 'assistant', model: createGuard().model(model), tools: toolsOf(healTools(runs)) });
+      const options = { previousResponseId: 'resp_earlier' };
+      const result = mode === 'run' ? await sdk.run(agent, 'Go.', options) : await sdk.run(agent, 'Go.', { ...options, stream: true });
+      if (mode === 'stream') {
+        for await (const delta of result.toTextStream()) void delta;
+        await result.completed;
+      }
+      assert.equal(model.requests[0].previousResponseId, 'resp_earlier');
+      assert.deepEqual(runs, []);
+      assert.equal(model.requests.length, 1);
+      assert.equal(result.finalOutput, PROSE);
+    });
+
     it(`${mode}: a call to a tool nobody offers is never run`, async () => {
       const runs = [];
       const model = scripted(healScript(INVENTED));

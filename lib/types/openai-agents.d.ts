@@ -40,7 +40,9 @@ export interface Guard extends GuardRun {
  * to a tool the turn offers, with arguments its `parameters` admit, joins
  * the response's output as a `function_call` item (`callId` `healed_…`; in
  * the `response_done` event's output, streamed), which the runner executes
- * (`heal`, on by default); its findings are judged on that call.
+ * (`heal`, on by default; not where the provider keeps the conversation,
+ * `previousResponseId` or `conversationId`); its findings are judged on
+ * that call.
  * `strip: false` changes no text and heals nothing. It changes nothing else,
  * and never throws into the run.
  *

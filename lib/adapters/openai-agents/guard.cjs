@@ -15,7 +15,9 @@
 // turn's calls from `getResponse`'s output, and, streaming, from the
 // `response_done` event's). An emptied message item is left out then. The
 // guard judges the answer as the runner gets it, healed calls and all.
-// `heal: false` strips only; `strip: false` changes nothing.
+// Where the provider keeps the conversation, nothing heals (see
+// keepsConversation). `heal: false` strips only; `strip: false` changes
+// nothing.
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
@@ -197,6 +199,15 @@ function seamOutput(output, seam, streamed) {
   return [...stripped.filter((item) => !isEmptied(item)), ...healed.map(functionCallItem)];
 }
 
+/**
+ * Whether the provider keeps the conversation (`previousResponseId`,
+ * `conversationId`): then it holds the model's output as the model wrote
+ * it, and the runner sends it only the turn's new items, so a healed call
+ * would be one the provider never saw, and its result one it refuses.
+ * Nothing is healed there; leaks are still stripped.
+ */
+const keepsConversation = (request) => Boolean(request.previousResponseId || request.conversationId);
+
 const isModel = (model) => model !== null && typeof model === 'object' && typeof model.getResponse === 'function' && typeof model.getStreamedResponse === 'function';
 
 /**
@@ -214,7 +225,7 @@ function createGuard(options) {
    */
   const begin = (request) => {
     const tools = toolsOf(request);
-    const seam = guard.streamSeam(tools.told, tools.offered);
+    const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered);
     return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
   };
   const answered = (output, call) => {
