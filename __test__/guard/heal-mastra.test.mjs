@@ -21,7 +21,9 @@ import { CITIES, FINAL, INVENTED, INVENTED_TODO, LEAKS, MISFIT, PROSE, cityPromp
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is Node ${process.versions.node}` : false;
 
-const mastra = skip ? undefined : { ...(await import('@mastra/core/agent')), ...(await import('@mastra/core/tools')), z: (await import('zod')).z };
+const mastra = skip
+  ? undefined
+  : { ...(await import('@mastra/core/agent')), ...(await import('@mastra/core/tools')), MockMemory: (await import('@mastra/core/memory')).MockMemory, z: (await import('zod')).z };
 const majors = skip ? [{ major: '6 and 7' }] : await sdkMajors();
 
 /** Tools (`{ name, description, properties, execute }`) as Mastra tools, every property a required string. */
@@ -38,8 +40,8 @@ const toolsOf = (tools) =>
     ]),
   );
 
-/** An agent on `model`, guarded by `guard` when given. */
-const agentOf = ({ model, guard, tools }) =>
+/** An agent on `model`, guarded by `guard` when given, with `memory` when given. */
+const agentOf = ({ model, guard, tools, memory }) =>
   new mastra.Agent({
     id: 'assistant',
     name: 'assistant',
@@ -48,6 +50,7 @@ const agentOf = ({ model, guard, tools }) =>
     tools: toolsOf(tools),
     inputProcessors: guard ? [guard] : [],
     outputProcessors: guard ? [guard] : [],
+    ...(memory ? { memory } : {}),
   });
 
 /**
@@ -119,6 +122,23 @@ for (const sdk of majors) {
         assert.deepEqual(runs, leak.calls);
         assert.equal(prompts.length, 2);
         assert.deepEqual(texts, [PROSE + leak.clean, FINAL]);
+      });
+
+      it(`${mode}: with memory, the thread keeps the healed call and its result, and no markup`, async () => {
+        const runs = [];
+        const leak = LEAKS[0];
+        const { model, prompts } = scriptedModel(sdk, [...healScript(leak.leaked), { text: 'Still sunny.' }]);
+        const agent = agentOf({ model, guard: createGuard(), tools: healTools(runs), memory: new mastra.MockMemory() });
+        const memory = { thread: 'thread-1', resource: 'user-1' };
+        await ask(agent, mode, 'Weather?', { memory });
+        await ask(agent, mode, 'And now?', { memory });
+        assert.deepEqual(runs, leak.calls);
+        // The next request's prompt comes from the thread's memory.
+        assert.equal(prompts.length, 3);
+        const { calls, results } = callsIn(prompts[2]);
+        assert.deepEqual(calls.map(({ toolName, input }) => ({ toolName, input })), leak.calls);
+        assert.deepEqual(results, calls.map((call) => call.toolCallId));
+        assert.ok(!JSON.stringify(prompts[2]).includes(JSON.stringify(leak.leaked.trim().slice(0, 12)).slice(1, -1)), 'the thread holds no markup');
       });
 
       it(`${mode}: an answer that made a real call heals nothing (its leak is stripped)`, async () => {
