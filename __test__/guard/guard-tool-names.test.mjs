@@ -105,7 +105,8 @@ describe('tool names no detection can use: the OpenAI Agents SDK', { skip: NODE_
     const { ScriptedModel, assistantMessage } = await import('@openai/agents/testing');
     agents.setTracingDisabled(true);
     const { errors, onError } = collector();
-    const guard = createAgentsGuard({ onError });
+    // Heal off: the case is about the strip (heal-openai-agents.test.mjs heals).
+    const guard = createAgentsGuard({ onError, heal: false });
     const tools = ['get_weather', LONG, BROKEN].map((name) =>
       agents.tool({ name, description: `The ${name} tool`, parameters: { ...schema, required: ['city'], additionalProperties: false }, strict: false, execute: async () => 'ok' }),
     );

@@ -53,19 +53,20 @@ export interface GuardOptions {
    */
   readonly maxRuns?: number | undefined;
   /**
-   * Whether a leaked call becomes a real tool call where the framework can
-   * run one (LangChain: the AIMessage's `tool_calls`, and tool call chunks
-   * in `guard.messages`): only a call to a tool the model may call now,
-   * with arguments its input schema admits, in an answer that made no real
-   * tool call. Any other leaked call is only stripped, never run. Findings
-   * about a healed call are judged on the call as healed. `true` by
-   * default; `false` strips only.
+   * Whether a leaked call to a tool the model may call becomes a real tool
+   * call where the framework can run one (LangChain, the Agents SDK,
+   * Mastra): only when the answer made no real call, and only with
+   * arguments that were read and that the tool's input schema admits
+   * (`argumentsMisfit`). A call to a tool not on offer stays stripped and
+   * never runs. `true` by default. Findings are judged on the healed call.
+   * (The AI SDK guard strips nothing: there, `scaffoldingMiddleware({ heal })`
+   * heals.)
    */
   readonly heal?: boolean | undefined;
   /**
-   * Whether the stream seam strips leaked calls from the answer's text.
-   * `true` by default; `false` changes no text and heals nothing, for an
-   * app that only wants the findings.
+   * Whether the guard strips leaked calls from the answer's text (the
+   * stream seam). `true` by default; `false` leaves every text as the model
+   * wrote it and heals nothing: findings only.
    */
   readonly strip?: boolean | undefined;
 }
