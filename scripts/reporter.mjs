@@ -41,12 +41,16 @@ export default async function* reporter(source) {
   let finished = 0;
   for await (const { type, data } of source) {
     if (type === 'test:stdout' || type === 'test:stderr') {
-      const entry = entryFor(files, fileOf(data));
+      const printedBy = fileOf(data);
+      const entry = entryFor(files, printedBy.endsWith('.test.mjs') || order.length === 0 ? printedBy : order[order.length - 1]);
       entry.output.push(data.message);
       continue;
     }
     if (type !== 'test:pass' && type !== 'test:fail') continue;
-    const name = fileOf(data);
+    // A test defined in a shared module (__test__/support/) is named by
+    // that module; it belongs to the test file being reported.
+    let name = fileOf(data);
+    if (!name.endsWith('.test.mjs') && order.length > 0) name = order[order.length - 1];
     if (!order.includes(name)) order.push(name);
     const entry = entryFor(files, name);
     if (data.nesting === 0) entry.duration += data.details?.duration_ms ?? 0;
@@ -93,7 +97,7 @@ export default async function* reporter(source) {
     const printed = entry.output.join('');
     if (printed.trim() !== '') yield `\nwhat ${name} printed:\n${indent(printed.trimEnd())}\n`;
   }
-  yield `\n${files.size} files: ${pass} passed, ${fail} failed, ${skip} skipped, ${todo} to do\n`;
+  yield `\n${order.length} files: ${pass} passed, ${fail} failed, ${skip} skipped, ${todo} to do\n`;
 }
 
 function fileLine(name, entry) {

@@ -232,16 +232,22 @@ function createGuard(options) {
         record?.settle(undefined);
         return response;
       }
-      // The answer's text is stripped with the plan its seam reads leaked
-      // calls with; `plan` is undefined when stripping is off.
-      const shown = seam?.plan === undefined ? undefined : stripContent(response.content, seam.plan);
-      const healed = (shown?.changed && guard.attempt(() => seam.heal(realCallsOf(response)))) || [];
-      const answer = keptAnswer(response, shown, healed);
-      // Findings are judged on the calls as the agent runs them: healed, or the model's own.
-      const calls = healed.length > 0 ? healed : (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args }));
-      guard.attempt(() => guard.answered(call, calls, answer, requestMessages));
-      record?.settle(healed.length > 0 ? { message: answer, healed } : undefined);
-      return answer;
+      // The stream may be waiting on this record: it is settled whatever
+      // happens below (a resolved promise ignores a second settle).
+      try {
+        // The answer's text is stripped with the plan its seam reads leaked
+        // calls with; `plan` is undefined when stripping is off.
+        const shown = seam?.plan === undefined ? undefined : stripContent(response.content, seam.plan);
+        const healed = (shown?.changed && guard.attempt(() => seam.heal(realCallsOf(response)))) || [];
+        const answer = keptAnswer(response, shown, healed);
+        // Findings are judged on the calls as the agent runs them: healed, or the model's own.
+        const calls = healed.length > 0 ? healed : (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args }));
+        guard.attempt(() => guard.answered(call, calls, answer, requestMessages));
+        record?.settle(healed.length > 0 ? { message: answer, healed } : undefined);
+        return answer;
+      } finally {
+        record?.settle(undefined);
+      }
     },
   });
 
