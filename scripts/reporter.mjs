@@ -97,7 +97,7 @@ export default async function* reporter(source) {
     const printed = entry.output.join('');
     if (printed.trim() !== '') yield `\nwhat ${name} printed:\n${indent(printed.trimEnd())}\n`;
   }
-  yield `\n${order.length} files: ${pass} passed, ${fail} failed, ${skip} skipped, ${todo} to do\n`;
+  yield `\n${order.filter((name) => name.endsWith('.test.mjs')).length} files: ${pass} passed, ${fail} failed, ${skip} skipped, ${todo} to do\n`;
 }
 
 function fileLine(name, entry) {
