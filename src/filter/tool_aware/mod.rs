@@ -65,6 +65,7 @@ mod skip;
 mod stage;
 mod text;
 mod tools;
+mod unoffered;
 mod wrappers;
 
 pub(crate) use stage::CallStage;

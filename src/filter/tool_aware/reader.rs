@@ -240,6 +240,11 @@ impl Reader<'_> {
             if let Some((calls, end)) = self.head(at, level)? {
                 return Ok((stack, level, calls, end));
             }
+            if !json_only {
+                if let Some((calls, end)) = self.unoffered_call(at, level)? {
+                    return Ok((stack, level, calls, end));
+                }
+            }
             if json_only {
                 return Err(Stop::No);
             }

@@ -302,6 +302,6 @@ fn reads_each_argument_shape() {
         let mut out = Vec::new();
         stage.feed(&tools, Options::default(), &mut log, &units(text), &mut out);
         stage.flush(&tools, Options::default(), &mut log, &mut out);
-        assert_eq!(log.calls_of(0), &[ParsedCall { tool: 0, input: Ok(input) }], "{text}");
+        assert_eq!(log.calls_of(0), &[ParsedCall::offered(0, Ok(input))], "{text}");
     }
 }
