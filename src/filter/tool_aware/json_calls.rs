@@ -8,8 +8,8 @@ use super::arguments::{lenient_json, loose, lossy, marked_json};
 use super::keys::{only_call_keys, ARGUMENT_KEYS, CALL_KEYS, NAME_KEYS};
 use super::reader::{Reader, MAX_CALL_DEPTH, MAX_WORD};
 use super::text::{ascii, is_space, Reading, Stop, LEFT_QUOTE, RIGHT_QUOTE};
-use crate::filter::json::{unmarked, JsonScan, Step};
 use super::unoffered::may_name_a_tool;
+use crate::filter::json::{unmarked, JsonScan, Step};
 use crate::filter::strip::{CalledTool, ParsedCall};
 
 impl Reader<'_> {
@@ -20,7 +20,11 @@ impl Reader<'_> {
 
     /// [`json_head`](Self::json_head); with `unoffered`, a call may also
     /// name a tool that was not offered (see [`unoffered_call`](Self::unoffered_call)).
-    pub(super) fn json_head_of(&self, at: usize, unoffered: bool) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
+    pub(super) fn json_head_of(
+        &self,
+        at: usize,
+        unoffered: bool,
+    ) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
         let end = match self.call_shaped_json(at) {
             Ok(end) => end,
             Err(Stop::No) => return self.curly_head(at, unoffered),
@@ -46,7 +50,9 @@ impl Reader<'_> {
             .collect();
         let (value, marked) = marked_json(&straight).ok_or(Stop::No)?;
         let mut calls = Vec::new();
-        if !only_call_keys(&value, 0) || !self.json_calls(&value, marked, unoffered, &mut calls) || calls.is_empty()
+        if !only_call_keys(&value, 0)
+            || !self.json_calls(&value, marked, unoffered, &mut calls)
+            || calls.is_empty()
         {
             return Err(Stop::No);
         }

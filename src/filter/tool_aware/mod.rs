@@ -61,6 +61,7 @@ mod heads;
 mod json_calls;
 mod keys;
 mod reader;
+mod residue;
 mod skip;
 mod stage;
 mod text;

@@ -53,18 +53,25 @@ impl Reader<'_> {
     /// A call at `at`, under wrapping `level`, to a tool that was not
     /// offered (see the module doc): the calls (a JSON list may mix them
     /// with calls to offered tools) and where they end.
-    pub(super) fn unoffered_call(&self, at: usize, level: Level) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
+    pub(super) fn unoffered_call(
+        &self,
+        at: usize,
+        level: Level,
+    ) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
         match self.byte(at)? {
             Some(b'{' | b'[') if level == Level::Strong => optional(self.json_head_of(at, true)),
             Some(b'<') => self.unoffered_tag(at, level),
-            Some(_) if level == Level::Strong => Ok(self.unoffered_bare(at)?.map(|(call, end)| (vec![call], end))),
+            Some(_) if level == Level::Strong => {
+                Ok(self.unoffered_bare(at)?.map(|(call, end)| (vec![call], end)))
+            }
             _ => Ok(None),
         }
     }
 
     /// The tool a name not on offer names, if it may name one.
     fn unoffered(&self, name: &[u16]) -> Option<CalledTool> {
-        (self.tools.named(name).is_none() && may_name_a_tool(name)).then(|| CalledTool::Unoffered(name.to_vec()))
+        (self.tools.named(name).is_none() && may_name_a_tool(name))
+            .then(|| CalledTool::Unoffered(name.to_vec()))
     }
 
     /// `<tag name="NAME">args</tag>` in a strong wrapper, or
@@ -84,9 +91,10 @@ impl Reader<'_> {
         if !(equals || level == Level::Strong) {
             return Ok(None);
         }
-        let calls_only = tag.attributes.iter().enumerate().all(|(index, (key, _))| {
-            index == naming || CALL_ATTRIBUTES.iter().any(|name| spells(key, name))
-        });
+        let calls_only =
+            tag.attributes.iter().enumerate().all(|(index, (key, _))| {
+                index == naming || CALL_ATTRIBUTES.iter().any(|name| spells(key, name))
+            });
         let Some(tool) = self.unoffered(value).filter(|_| calls_only) else { return Ok(None) };
         let body = self.skip_space(tag.end)?;
         let (input, after) = match self.byte(body)? {
@@ -98,7 +106,9 @@ impl Reader<'_> {
                 // Without a wrapper, the argument tags must be a call's own
                 // (`<parameter=KEY>`, `<parameter name="KEY">`), not elements.
                 let keyed = match optional(self.tag(body))? {
-                    Some(first) => first.attributes.first().is_some_and(|(key, _)| key.is_empty() || spells(key, "name")),
+                    Some(first) => {
+                        first.attributes.first().is_some_and(|(key, _)| key.is_empty() || spells(key, "name"))
+                    }
                     None => false,
                 };
                 if equals && !keyed {

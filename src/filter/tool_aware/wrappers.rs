@@ -4,8 +4,12 @@
 //! the HTML elements, which never wrap one.
 
 use super::reader::{Closer, Level, Reader, MAX_OPENERS, MAX_STRAYS, MAX_TOKEN, MAX_WORD};
-use super::text::{is_tag_name_byte, is_tag_name_unit, is_word, optional, Reading, Stop, FULL_BAR};
+use super::residue::closes_a_call;
+use super::text::{ascii, is_tag_name_byte, is_tag_name_unit, is_word, optional, Reading, Stop, FULL_BAR};
 use crate::filter::tool_names::MAX_NAME;
+
+/// `▁`, the word joiner of DeepSeek's special tokens (`<｜tool▁calls▁begin｜>`).
+const LOW_BAR: u16 = 0x2581;
 
 impl Reader<'_> {
     /// The closers of `stack`, innermost first, from `at`; what is missing
@@ -35,7 +39,7 @@ impl Reader<'_> {
     }
 
     /// `</name>` at `at`, or `<end_X>` when `name` is `start_X`: where it ends.
-    fn closing_tag(&self, at: usize, name: &[u16]) -> Reading<Option<usize>> {
+    pub(super) fn closing_tag(&self, at: usize, name: &[u16]) -> Reading<Option<usize>> {
         let mut tag = vec![u16::from(b'<'), u16::from(b'/')];
         tag.extend_from_slice(name);
         tag.push(u16::from(b'>'));
@@ -54,8 +58,10 @@ impl Reader<'_> {
         Ok(None)
     }
 
-    /// Special tokens and stray closers right after a leak (space between
-    /// allowed): where they end, `at` if there are none.
+    /// Special tokens, empty wrappers and stray closers (of a call's parts,
+    /// or of wrappers named for tools or calls) right after a leak (space
+    /// between allowed); at the end of the text, one the end cut off.
+    /// Where they end, `at` if there are none.
     pub(super) fn strays(&self, mut at: usize) -> Reading<usize> {
         for _ in 0..MAX_STRAYS {
             let from = self.skip_space_to_end(at)?;
@@ -63,14 +69,18 @@ impl Reader<'_> {
                 at = end;
                 continue;
             }
+            if let Some(end) = self.empty_wrapper(from)? {
+                at = end;
+                continue;
+            }
             match optional(self.tag(from))? {
-                Some(tag) if tag.closing && is_toolish(&tag.name) && !is_html(&tag.name) => at = tag.end,
+                Some(tag) if tag.closing && closes_a_call(&tag.name) => at = tag.end,
                 _ => {
                     // A token or closer the end cut off.
                     let open = Reader { complete: false, ..*self };
-                    let cut_off = self.cut
+                    let cut_off = self.complete
                         && from < self.text.len()
-                        && (open.special_token(from) == Err(Stop::More)
+                        && (self.cut_off_token(from)
                             || (matches!(open.literal(from, "</"), Ok(true) | Err(Stop::More))
                                 && matches!(open.tag(from), Err(Stop::More))));
                     if cut_off {
@@ -81,6 +91,25 @@ impl Reader<'_> {
             }
         }
         Ok(at)
+    }
+
+    /// Whether the text, from `at` to its end, is a special token the end
+    /// cut off: `<|` or `<｜`, a word of two or more letters, digits, `_`
+    /// or `▁` that begins with a letter, perhaps its closing bar, and
+    /// nothing after it (`<|tool_call`, `<｜tool▁calls`, `<|im_end|`).
+    /// No prose ends so: `<|` with no word glued to it (`a <| b` in math,
+    /// a lone `<|`) is not one, and neither is any text after which more
+    /// follows.
+    pub(super) fn cut_off_token(&self, at: usize) -> bool {
+        let Some(rest) = self.text.get(at..) else { return false };
+        let [open, bar, word @ ..] = rest else { return false };
+        if *open != u16::from(b'<') || !(*bar == u16::from(b'|') || *bar == FULL_BAR) {
+            return false;
+        }
+        let word = word.strip_suffix(&[*bar]).unwrap_or(word);
+        word.len() >= 2
+            && ascii(word[0]).is_some_and(|b| b.is_ascii_alphabetic())
+            && word.iter().all(|&unit| is_word(unit) || unit == LOW_BAR)
     }
 
     /// Special tokens back to back from `at` (space between them allowed):
@@ -392,7 +421,7 @@ pub(super) struct Tag {
 }
 
 /// Whether a tag's, marker's or namespace's name says it wraps tool calls.
-fn is_toolish(name: &[u16]) -> bool {
+pub(super) fn is_toolish(name: &[u16]) -> bool {
     let name = String::from_utf16_lossy(name).to_ascii_lowercase();
     name.contains("tool") || name.contains("call")
 }
