@@ -27,9 +27,17 @@ impl Reader<'_> {
             }
         }
         let Some((tool, name_end)) = self.name_at(name_at)? else { return Ok(None) };
-        match self.peek(name_end)? {
-            Some(unit) if is_word(unit) => return Ok(None),
-            _ => {}
+        match self.peek(name_end) {
+            Ok(Some(unit)) if is_word(unit) => return Ok(None),
+            // The text may end right after a distinctive head: a call the
+            // end may cut off (see `cut_off_call`).
+            Err(Stop::More) if distinctive => {
+                self.named.set(true);
+                return Err(Stop::More);
+            }
+            other => {
+                other?;
+            }
         }
         let no_arguments_allowed = level == Level::Strong && !distinctive;
         if distinctive || no_arguments_allowed {

@@ -230,9 +230,9 @@ impl Reader<'_> {
         let mut level = inherited;
         let mut at = start;
         // Closers of a call before this one, whose openers the stream never
-        // showed: the leak's own when a call follows them.
+        // showed, and empty wrappers: the leak's own when a call follows.
         if first {
-            let (end, _) = self.residue_closers(start)?;
+            let end = self.residue_before(start)?;
             if end > start {
                 at = self.skip_space(end)?;
                 if !self.is(at, b'<')? {

@@ -83,6 +83,25 @@ impl Reader<'_> {
         Ok((end, closes_call))
     }
 
+    /// Closing tags and empty wrappers back to back from `at` (space
+    /// between) that a call before this one left: where they end, `at` if
+    /// there are none.
+    pub(super) fn residue_before(&self, at: usize) -> Reading<usize> {
+        let mut end = at;
+        for _ in 0..MAX_RESIDUE {
+            let from = if end == at { at } else { self.skip_space(end)? };
+            let (closers, _) = self.residue_closers(from)?;
+            if closers > from {
+                end = closers;
+            } else if let Some(after) = self.empty_wrapper(from)? {
+                end = after;
+            } else {
+                break;
+            }
+        }
+        Ok(end)
+    }
+
     /// An empty wrapper at `at`: a tag named for tools or calls and its own
     /// closing tag, nothing but space between. Where it ends.
     pub(super) fn empty_wrapper(&self, at: usize) -> Reading<Option<usize>> {

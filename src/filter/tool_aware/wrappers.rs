@@ -80,7 +80,8 @@ impl Reader<'_> {
                     let open = Reader { complete: false, ..*self };
                     let cut_off = self.complete
                         && from < self.text.len()
-                        && (self.cut_off_token(from)
+                        && (open.special_token(from) == Err(Stop::More)
+                            || self.cut_off_marker(from)
                             || (matches!(open.literal(from, "</"), Ok(true) | Err(Stop::More))
                                 && matches!(open.tag(from), Err(Stop::More))));
                     if cut_off {
@@ -110,6 +111,17 @@ impl Reader<'_> {
         word.len() >= 2
             && ascii(word[0]).is_some_and(|b| b.is_ascii_alphabetic())
             && word.iter().all(|&unit| is_word(unit) || unit == LOW_BAR)
+    }
+
+    /// Whether the text, from `at` to its end, is a bracket marker the end
+    /// cut off (`[END_TOOL_CA`, `[/TOOL`): `[`, then only capitals, digits,
+    /// `_` and `/`. Read only right after a leak.
+    fn cut_off_marker(&self, at: usize) -> bool {
+        let Some([open, rest @ ..]) = self.text.get(at..) else { return false };
+        *open == u16::from(b'[')
+            && rest.iter().all(|&unit| {
+                ascii(unit).is_some_and(|b| matches!(b, b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'/'))
+            })
     }
 
     /// Special tokens back to back from `at` (space between them allowed):
