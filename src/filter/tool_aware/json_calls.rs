@@ -8,7 +8,7 @@ use super::arguments::{lenient_json, loose, lossy, marked_json};
 use super::keys::{only_call_keys, ARGUMENT_KEYS, CALL_KEYS, NAME_KEYS};
 use super::reader::{Reader, MAX_CALL_DEPTH, MAX_WORD};
 use super::text::{ascii, is_space, Reading, Stop, LEFT_QUOTE, RIGHT_QUOTE};
-use super::unoffered::may_name_a_tool;
+use super::unoffered::may_quote_a_tool;
 use crate::filter::json::{unmarked, JsonScan, Step};
 use crate::filter::strip::{CalledTool, ParsedCall};
 
@@ -263,7 +263,7 @@ impl Reader<'_> {
                             _ => false,
                         };
                         match name {
-                            Some(name) if body && may_name_a_tool(&name) => CalledTool::Unoffered(name),
+                            Some(name) if body && may_quote_a_tool(&name) => CalledTool::Unoffered(name),
                             _ => return false,
                         }
                     }

@@ -14,8 +14,8 @@
 //!   tag named for tools or calls): `<tag=value>` is no well-formed XML
 //!   or HTML, so a document holds it only as code, which is not read;
 //! - an unclosed call only under a head that names its tool where a
-//!   call's name goes (`<function=NAME>`, `<invoke name="NAME">`, an
-//!   offered tool's, or for `<tag=NAME>` any tool's name), with argument
+//!   call's name goes (`<function=NAME>`, `<invoke name="NAME">` or
+//!   `<NAME>`, an offered tool's, or for `<tag=NAME>` any tool's name), with argument
 //!   tags in a call's own dialect (`<parameter=KEY>`, `<parameter
 //!   name="KEY">`).
 
@@ -132,7 +132,8 @@ impl Reader<'_> {
     }
 
     /// A call whose closers never came: a head that names its tool
-    /// (`<tag=NAME>`, or `<tag name="NAME">` for an offered tool) with
+    /// (`<tag=NAME>`, or `<tag name="NAME">` or `<NAME>` for an offered
+    /// tool) with
     /// argument tags in a call's dialect, the last value running to its
     /// closer, the next argument tag, a call's closing tag, a blank line or
     /// the end of the text; then the head's closer, if it is there. A value
@@ -187,22 +188,24 @@ impl Reader<'_> {
     }
 
     /// The tool a head names where a call's name goes: an offered tool by
-    /// its `<tag=NAME>` value or naming attribute, or any tool by
-    /// `<tag=NAME>`; the tag's other attributes must be a call's.
+    /// the tag's own name (`<bash>`), its `<tag=NAME>` value or naming
+    /// attribute, or any tool by `<tag=NAME>`; the tag's other attributes
+    /// must be a call's.
     fn named_by(&self, tag: &Tag) -> Option<CalledTool> {
         let names = |key: &[u16]| key.is_empty() || NAME_ATTRIBUTES.iter().any(|name| spells(key, name));
-        let naming = tag.attributes.iter().position(|(key, _)| names(key))?;
-        let others_are_a_calls =
-            tag.attributes.iter().enumerate().all(|(index, (key, _))| {
-                index == naming || CALL_ATTRIBUTES.iter().any(|name| spells(key, name))
-            });
+        let naming = tag.attributes.iter().position(|(key, _)| names(key));
+        let others_are_a_calls = tag.attributes.iter().enumerate().all(|(index, (key, _))| {
+            Some(index) == naming || CALL_ATTRIBUTES.iter().any(|name| spells(key, name))
+        });
+        if !others_are_a_calls {
+            return None;
+        }
+        let Some(naming) = naming else { return self.tools.named(&tag.name).map(CalledTool::Offered) };
         let (key, value) = &tag.attributes[naming];
         match self.tools.named(value) {
-            Some(index) if others_are_a_calls => Some(CalledTool::Offered(index)),
-            None if others_are_a_calls && key.is_empty() && may_name_a_tool(value) => {
-                Some(CalledTool::Unoffered(value.clone()))
-            }
-            _ => None,
+            Some(index) => Some(CalledTool::Offered(index)),
+            None if key.is_empty() && may_name_a_tool(value) => Some(CalledTool::Unoffered(value.clone())),
+            None => None,
         }
     }
 

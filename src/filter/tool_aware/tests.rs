@@ -387,7 +387,6 @@ fn leaves_what_is_no_call_to_a_tool_not_on_offer() {
         "<tool_call>{\"name\": \"delete_file\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}</tool_call>",
         "<tool_call>{\"model\": \"gpt-4o\", \"tools\": [{\"name\": \"delete_file\", \"arguments\": {}}]}</tool_call>",
         "<tool_call>{\"name\": \"delete_file\"}</tool_call>",
-        "<tool_call>{\"name\": \"Delete the file\", \"arguments\": {}}</tool_call>",
         "<tool_call>{\"name\": \"delete_file\", \"arguments\": \"not json\"}</tool_call>",
         "<tool_call><invoke name=\"x\" partnerLink=\"p\"><parameter name=\"a\">v</parameter></invoke></tool_call>",
         "<tool_call><thing>delete_file</thing></tool_call>",

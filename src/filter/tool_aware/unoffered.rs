@@ -11,7 +11,8 @@
 //!   ```` ```tool_call ````), which no prose or document writes outside
 //!   code, and a fenced block or inline code is never read;
 //! - a call-shaped body: a name that could be a tool's (an identifier, see
-//!   [`may_name_a_tool`]) in a call's name position, with arguments that
+//!   [`may_name_a_tool`], or in quotes any short line, see
+//!   [`may_quote_a_tool`]) in a call's name position, with arguments that
 //!   are an object: a JSON call with only a call's keys (a tool's
 //!   definition has `description`, a request payload `model` or
 //!   `messages`, and arguments that are a JSON Schema are a definition,
@@ -49,6 +50,16 @@ pub(super) fn may_name_a_tool(units: &[u16]) -> bool {
         && bytes.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
 }
 
+/// Whether `units`, quoted where a call's name goes (a JSON call's name, a
+/// naming attribute's value), could be a tool's name: up to 64 units on
+/// one line, not blank. A quoted name may be a tool's title
+/// (`"Apply tags to a document"`): the quotes, not the name, delimit it.
+pub(super) fn may_quote_a_tool(units: &[u16]) -> bool {
+    units.len() <= MAX_UNOFFERED_NAME
+        && units.iter().all(|&unit| unit >= 0x20 && unit != 0x7F)
+        && units.iter().any(|&unit| unit != u16::from(b' '))
+}
+
 impl Reader<'_> {
     /// A call at `at`, under wrapping `level`, to a tool that was not
     /// offered (see the module doc): the calls (a JSON list may mix them
@@ -68,10 +79,12 @@ impl Reader<'_> {
         }
     }
 
-    /// The tool a name not on offer names, if it may name one.
-    fn unoffered(&self, name: &[u16]) -> Option<CalledTool> {
-        (self.tools.named(name).is_none() && may_name_a_tool(name))
-            .then(|| CalledTool::Unoffered(name.to_vec()))
+    /// The tool a name not on offer names, if it may name one: `quoted`,
+    /// any name a quoted one may be ([`may_quote_a_tool`]), else an
+    /// identifier ([`may_name_a_tool`]).
+    fn unoffered(&self, name: &[u16], quoted: bool) -> Option<CalledTool> {
+        let may = if quoted { may_quote_a_tool(name) } else { may_name_a_tool(name) };
+        (self.tools.named(name).is_none() && may).then(|| CalledTool::Unoffered(name.to_vec()))
     }
 
     /// `<tag name="NAME">args</tag>` in a strong wrapper, or
@@ -95,7 +108,8 @@ impl Reader<'_> {
             tag.attributes.iter().enumerate().all(|(index, (key, _))| {
                 index == naming || CALL_ATTRIBUTES.iter().any(|name| spells(key, name))
             });
-        let Some(tool) = self.unoffered(value).filter(|_| calls_only) else { return Ok(None) };
+        // (A naming attribute's value is quoted, or an identifier.)
+        let Some(tool) = self.unoffered(value, !equals).filter(|_| calls_only) else { return Ok(None) };
         let body = self.skip_space(tag.end)?;
         let (input, after) = match self.byte(body)? {
             Some(b'{') if !equals => match self.json_arguments(body)? {
@@ -145,7 +159,7 @@ impl Reader<'_> {
         {
             i += 1;
         }
-        let Some(tool) = self.unoffered(&self.text[name_at..i]) else { return Ok(None) };
+        let Some(tool) = self.unoffered(&self.text[name_at..i], false) else { return Ok(None) };
         let args = if prefixed {
             if self.is_there(i, b':')? {
                 i += 1;

@@ -97,7 +97,8 @@ impl Reader<'_> {
     /// Whether the text, from `at` to its end, is a special token the end
     /// cut off: `<|` or `<｜`, a word of two or more letters, digits, `_`
     /// or `▁` that begins with a letter, perhaps its closing bar, and
-    /// nothing after it (`<|tool_call`, `<｜tool▁calls`, `<|im_end|`).
+    /// nothing after it (`<|tool_call`, `<｜tool▁calls`, `<|im_end|`); or
+    /// DeepSeek's namespaced tag so cut (`<｜DSML｜tool_calls`).
     /// No prose ends so: `<|` with no word glued to it (`a <| b` in math,
     /// a lone `<|`) is not one, and neither is any text after which more
     /// follows.
@@ -108,6 +109,19 @@ impl Reader<'_> {
             return false;
         }
         let word = word.strip_suffix(&[*bar]).unwrap_or(word);
+        // DeepSeek's namespaced tags read as its tokens do: `<｜DSML｜tool_calls`.
+        let word = match word.iter().position(|&unit| unit == FULL_BAR) {
+            Some(at) if *bar == FULL_BAR => {
+                let (namespace, local) = (&word[..at], &word[at + 1..]);
+                if namespace.is_empty()
+                    || !local.iter().all(|&unit| ascii(unit).is_some_and(is_tag_name_byte))
+                {
+                    return false;
+                }
+                namespace
+            }
+            _ => word,
+        };
         word.len() >= 2
             && ascii(word[0]).is_some_and(|b| b.is_ascii_alphabetic())
             && word.iter().all(|&unit| is_word(unit) || unit == LOW_BAR)
