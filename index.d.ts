@@ -849,8 +849,8 @@ export interface StripEvent {
   readonly pattern: number
   /**
    * Under tool-aware detection, the calls read out of the span, in
-   * order (a span may hold several, or none when the text ended inside
-   * it under `openSpanAtEnd: 'drop'`).
+   * order (a span may hold several, or none: a call's residue, or a
+   * call the end of the stream cut off).
    */
   readonly calls?: Array<LeakedCall>
 }

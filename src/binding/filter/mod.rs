@@ -154,8 +154,8 @@ pub struct StripEvent {
     #[napi(readonly)]
     pub pattern: i32,
     /// Under tool-aware detection, the calls read out of the span, in
-    /// order (a span may hold several, or none when the text ended inside
-    /// it under `openSpanAtEnd: 'drop'`).
+    /// order (a span may hold several, or none: a call's residue, or a
+    /// call the end of the stream cut off).
     #[napi(readonly)]
     pub calls: Option<Vec<LeakedCall>>,
 }

@@ -24,43 +24,13 @@ use serde_json::{Map, Value};
 use super::arguments::scalar;
 use super::keys::{CALL_ATTRIBUTES, NAME_ATTRIBUTES};
 use super::reader::Reader;
-use super::text::{ascii, optional, spells, Reading, Stop, FULL_BAR};
+use super::text::{ascii, optional, spells, Reading, Stop};
 use super::unoffered::may_name_a_tool;
-use super::wrappers::{is_html, is_toolish, Tag};
+use super::wrappers::{closes_a_call, is_html, is_toolish, local_name, Tag};
 use crate::filter::strip::{CalledTool, ParsedCall};
-
-/// The elements a call is made of, besides its wrapper: a closing tag of
-/// one of these right against a leak is the leak's own.
-const CALL_PARTS: [&str; 9] =
-    ["parameter", "param", "function", "invoke", "arg_key", "arg_value", "argument", "arguments", "args"];
 
 /// How many closers a run of residue may hold.
 const MAX_RESIDUE: usize = 8;
-
-/// A tag's name without its `｜NS｜` namespace.
-fn local_name(name: &[u16]) -> &[u16] {
-    match name.first() {
-        Some(&bar) if bar == u16::from(b'|') || bar == FULL_BAR => {
-            match name[1..].iter().position(|&u| u == bar) {
-                Some(at) => &name[at + 2..],
-                None => name,
-            }
-        }
-        _ => name,
-    }
-}
-
-/// Whether a tag's name is one of a call's own elements ([`CALL_PARTS`]).
-pub(super) fn is_call_part(name: &[u16]) -> bool {
-    let local = local_name(name);
-    CALL_PARTS.iter().any(|part| spells(local, part))
-}
-
-/// Whether a closing tag with this name may be a leak's residue: a call's
-/// part, or a wrapper named for tools or calls (no HTML element).
-pub(super) fn closes_a_call(name: &[u16]) -> bool {
-    is_call_part(name) || (is_toolish(name) && !is_html(name))
-}
 
 impl Reader<'_> {
     /// The closing tags of a call's parts and wrappers back to back from
@@ -100,17 +70,6 @@ impl Reader<'_> {
             }
         }
         Ok(end)
-    }
-
-    /// An empty wrapper at `at`: a tag named for tools or calls and its own
-    /// closing tag, nothing but space between. Where it ends.
-    pub(super) fn empty_wrapper(&self, at: usize) -> Reading<Option<usize>> {
-        let Some(tag) = optional(self.tag(at))? else { return Ok(None) };
-        if tag.closing || tag.self_closing || !is_toolish(&tag.name) || is_html(&tag.name) {
-            return Ok(None);
-        }
-        let close = self.skip_space(tag.end)?;
-        self.closing_tag(close, &tag.name)
     }
 
     /// Parameter tags whose head was lost: `<parameter=KEY>v</parameter>`…

@@ -4,8 +4,9 @@
 //! the HTML elements, which never wrap one.
 
 use super::reader::{Closer, Level, Reader, MAX_OPENERS, MAX_STRAYS, MAX_TOKEN, MAX_WORD};
-use super::residue::closes_a_call;
-use super::text::{ascii, is_tag_name_byte, is_tag_name_unit, is_word, optional, Reading, Stop, FULL_BAR};
+use super::text::{
+    ascii, is_tag_name_byte, is_tag_name_unit, is_word, optional, spells, Reading, Stop, FULL_BAR,
+};
 use crate::filter::tool_names::MAX_NAME;
 
 /// `▁`, the word joiner of DeepSeek's special tokens (`<｜tool▁calls▁begin｜>`).
@@ -136,6 +137,17 @@ impl Reader<'_> {
             && rest.iter().all(|&unit| {
                 ascii(unit).is_some_and(|b| matches!(b, b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'/'))
             })
+    }
+
+    /// An empty wrapper at `at`: a tag named for tools or calls and its own
+    /// closing tag, nothing but space between. Where it ends.
+    pub(super) fn empty_wrapper(&self, at: usize) -> Reading<Option<usize>> {
+        let Some(tag) = optional(self.tag(at))? else { return Ok(None) };
+        if tag.closing || tag.self_closing || !is_toolish(&tag.name) || is_html(&tag.name) {
+            return Ok(None);
+        }
+        let close = self.skip_space(tag.end)?;
+        self.closing_tag(close, &tag.name)
     }
 
     /// Special tokens back to back from `at` (space between them allowed):
@@ -452,6 +464,36 @@ pub(super) fn is_toolish(name: &[u16]) -> bool {
     name.contains("tool") || name.contains("call")
 }
 
+/// The elements a call is made of, besides its wrapper: a closing tag of
+/// one of these right against a leak is the leak's own.
+const CALL_PARTS: [&str; 9] =
+    ["parameter", "param", "function", "invoke", "arg_key", "arg_value", "argument", "arguments", "args"];
+
+/// A tag's name without its `｜NS｜` namespace.
+pub(super) fn local_name(name: &[u16]) -> &[u16] {
+    match name.first() {
+        Some(&bar) if bar == u16::from(b'|') || bar == FULL_BAR => {
+            match name[1..].iter().position(|&u| u == bar) {
+                Some(at) => &name[at + 2..],
+                None => name,
+            }
+        }
+        _ => name,
+    }
+}
+
+/// Whether a tag's name is one of a call's own elements ([`CALL_PARTS`]).
+fn is_call_part(name: &[u16]) -> bool {
+    let local = local_name(name);
+    CALL_PARTS.iter().any(|part| spells(local, part))
+}
+
+/// Whether a closing tag with this name may be a leak's residue: a call's
+/// part, or a wrapper named for tools or calls (no HTML element).
+pub(super) fn closes_a_call(name: &[u16]) -> bool {
+    is_call_part(name) || (is_toolish(name) && !is_html(name))
+}
+
 /// The HTML elements: a tag named so is a document's, never a wrapper.
 const HTML: &[&str] = &[
     "a",
@@ -572,15 +614,6 @@ const HTML: &[&str] = &[
 
 pub(super) fn is_html(name: &[u16]) -> bool {
     // A `｜NS｜` namespace is no part of the element's name.
-    let local = match name.first() {
-        Some(&bar) if bar == u16::from(b'|') || bar == FULL_BAR => {
-            match name[1..].iter().position(|&u| u == bar) {
-                Some(at) => &name[at + 2..],
-                None => name,
-            }
-        }
-        _ => name,
-    };
-    let local = String::from_utf16_lossy(local).to_ascii_lowercase();
+    let local = String::from_utf16_lossy(local_name(name)).to_ascii_lowercase();
     HTML.binary_search(&local.as_str()).is_ok()
 }
