@@ -15,8 +15,9 @@
 // ScaffoldingFilter({ tools, openSpanAtEnd: 'drop' })` with `tools` the
 // names of the tools the leaked text calls (the case's `tools`), in the same
 // chunkings, every strip it makes naming only those tools. A case that calls
-// a tool not on offer lists what was offered (`offered`): detection is given
-// that list, and each call to another tool must say `offered: false`.
+// a tool not on offer, or names none, lists what was offered (`offered`):
+// detection is given that list, and each call to another tool must say
+// `offered: false`.
 //
 // And every case must come out clean under the guards' default options (the
 // offered tools with SCAFFOLD_SPECIAL_TOKENS, `openSpanAtEnd: 'emit'`),
@@ -42,8 +43,6 @@ const NOT_YET = {
   'qwen3coder-rapidmlx-nonstream-opener-only': { tools: NAMES_NO_TOOL },
   'llama3-torchchat-eot-as-text': { tools: NAMES_NO_TOOL },
   'llama3-metagpt-eom-only': { tools: NAMES_NO_TOOL },
-  'dsml-stdapi-v32-trailing-opener': { tools: NAMES_NO_TOOL },
-  'dsml-pi-v4-flash-nvidia-marker': { tools: NAMES_NO_TOOL },
   'dsml-opensquilla-v4-flash-multi-invoke': {
     tools: "the reporter's '...' elision stands between the last invoke and </｜DSML｜tool_calls>: a wrapper "
       + 'closes only right after its calls (a closer past prose would swallow an answer), so the leak ends after '
@@ -162,7 +161,8 @@ describe('the fixture', () => {
       for (const name of c.tools) assert.ok(c.leaked.includes(name), `${c.id}: ${name} is named in the leaked text`);
       if (c.offered !== undefined) {
         assert.ok(Array.isArray(c.offered) && c.offered.length > 0, c.id);
-        assert.ok(c.tools.some((name) => !c.offered.includes(name)), `${c.id}: offered is listed only when the text calls a tool not on offer`);
+        assert.ok(c.tools.length === 0 || c.tools.some((name) => !c.offered.includes(name)),
+          `${c.id}: offered is listed only when the text calls a tool not on offer, or names none`);
       }
     }
     assert.equal(new Set(cases.map((c) => c.id)).size, cases.length);
