@@ -518,8 +518,17 @@ export type IntegritySeam = 'write' | 'compose' | 'wire' | 'choice' | 'claim'
 
 /** A tool call read out of leaked markup. */
 export interface LeakedCall {
-  /** The offered tool it names. */
+  /**
+   * The tool it names: an offered tool, or, when `offered` is `false`,
+   * a tool that was not on offer.
+   */
   readonly name: string
+  /**
+   * `false` for a call to a tool that was not on offer (the model made
+   * it up, or the app withdrew it): it is stripped, and must never run
+   * (heal leaves it). Absent for a call to an offered tool.
+   */
+  readonly offered?: false | undefined
   /**
    * Its arguments as a JSON value: parsed from JSON, from parameter
    * tags, or from pythonic `key=value` arguments. Absent when they did
@@ -840,8 +849,8 @@ export interface StripEvent {
   readonly pattern: number
   /**
    * Under tool-aware detection, the calls read out of the span, in
-   * order (a span may hold several, or none when the text ended inside
-   * it under `openSpanAtEnd: 'drop'`).
+   * order (a span may hold several, or none: a call's residue, or a
+   * call the end of the stream cut off).
    */
   readonly calls?: Array<LeakedCall>
 }

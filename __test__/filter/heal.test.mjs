@@ -83,6 +83,39 @@ for (const sdk of await sdkMajors()) {
         assert.match(second, /"toolName":"get_weather"/);
         assert.match(second, /sunny/);
       });
+
+      it(`${mode}: never heals a call to a tool not on offer (one the step withdrew): it is stripped, and never runs`, async () => {
+        const seen = [];
+        const deleted = [];
+        const healed = [];
+        const strips = [];
+        const tools = {
+          ...weatherTools(sdk.ai, seen),
+          delete_file: toolOf(sdk.ai, {
+            description: 'Deletes a file',
+            properties: { path: { type: 'string' } },
+            execute: async ({ path }) => {
+              deleted.push(path);
+              return { deleted: path };
+            },
+          }),
+        };
+        const leak = '<tool_call>\n{"name": "delete_file", "arguments": {"path": "/etc/hosts"}}\n</tool_call>';
+        const { model, prompts } = wrapped(sdk, [{ text: `On it. ${leak}` }, { text: 'Done.' }], {
+          heal: true,
+          onHeal: (event) => healed.push(event),
+          onStrip: (event) => strips.push(event),
+        });
+        const text = await runAgent(sdk, mode, {
+          model, tools, prompt: 'Tidy up.', prepareStep: () => ({ activeTools: ['get_weather'] }),
+        });
+        assert.equal(text, 'On it. ');
+        assert.deepEqual([deleted, seen, healed], [[], [], []]);
+        assert.equal(prompts.length, 1);
+        assert.deepEqual(strips.map(({ span, calls }) => ({ span, calls })), [
+          { span: leak, calls: [{ name: 'delete_file', offered: false, input: { path: '/etc/hosts' } }] },
+        ]);
+      });
     }
 
     it('heals a call given in pythonic form inside special tokens, with its arguments read', async () => {

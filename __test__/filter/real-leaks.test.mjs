@@ -14,11 +14,18 @@
 // must come out clean under tool-aware detection alone: `new
 // ScaffoldingFilter({ tools, openSpanAtEnd: 'drop' })` with `tools` the
 // names of the tools the leaked text calls (the case's `tools`), in the same
-// chunkings, every strip it makes naming only those tools.
+// chunkings, every strip it makes naming only those tools. A case that calls
+// a tool not on offer, or names none, lists what was offered (`offered`):
+// detection is given that list, and each call to another tool must say
+// `offered: false`.
+//
+// And every case must come out clean under the guards' default options (the
+// offered tools with SCAFFOLD_SPECIAL_TOKENS, `openSpanAtEnd: 'emit'`),
+// what every framework guard runs.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ScaffoldingFilter, SCAFFOLD_PRESETS } from 'seamguard';
+import { ScaffoldingFilter, SCAFFOLD_PRESETS, SCAFFOLD_SPECIAL_TOKENS } from 'seamguard';
 import { chunkings } from '../support/helpers.mjs';
 
 const { cases } = JSON.parse(readFileSync(new URL('../fixtures/real-leaks.json', import.meta.url), 'utf8'));
@@ -36,8 +43,6 @@ const NOT_YET = {
   'qwen3coder-rapidmlx-nonstream-opener-only': { tools: NAMES_NO_TOOL },
   'llama3-torchchat-eot-as-text': { tools: NAMES_NO_TOOL },
   'llama3-metagpt-eom-only': { tools: NAMES_NO_TOOL },
-  'dsml-stdapi-v32-trailing-opener': { tools: NAMES_NO_TOOL },
-  'dsml-pi-v4-flash-nvidia-marker': { tools: NAMES_NO_TOOL },
   'dsml-opensquilla-v4-flash-multi-invoke': {
     tools: "the reporter's '...' elision stands between the last invoke and </｜DSML｜tool_calls>: a wrapper "
       + 'closes only right after its calls (a closer past prose would swallow an answer), so the leak ends after '
@@ -62,16 +67,29 @@ function clean(patterns, chunks) {
   return chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
 }
 
-function toolAware(tools, chunks) {
+function toolAware(tools, chunks, options = { openSpanAtEnd: 'drop' }) {
   const strips = [];
-  const filter = new ScaffoldingFilter({ tools, openSpanAtEnd: 'drop', onStrip: (event) => strips.push(event) });
+  const filter = new ScaffoldingFilter({ tools, ...options, onStrip: (event) => strips.push(event) });
   const out = chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush();
   return { out, strips };
 }
 
+/** The guards' default options, less the tools. */
+const GUARD_DEFAULTS = { patterns: SCAFFOLD_SPECIAL_TOKENS };
+
 /** Whether tool-aware detection cleans the case in every chunking. */
-function cleanedByTools({ leaked, clean: expected, tools }, seed) {
-  return chunkings(leaked, seed).every((chunks) => toolAware(tools, chunks).out === expected);
+function cleanedByTools({ leaked, clean: expected, tools, offered }, seed) {
+  return chunkings(leaked, seed).every((chunks) => toolAware(offered ?? tools, chunks).out === expected);
+}
+
+/** Every call a tool-aware strip reports names one of the case's tools, marked when it was not on offer. */
+function checkCalls(strips, tools, offered = tools) {
+  for (const strip of strips.filter((s) => s.pattern === -1)) {
+    for (const call of strip.calls) {
+      assert.ok(tools.includes(call.name), `${call.name} is one of the case's tools`);
+      assert.equal(call.offered === false, !offered.includes(call.name), `${call.name}: offered is false exactly when it was not on offer`);
+    }
+  }
 }
 
 describe('leaks users reported, under their family preset', () => {
@@ -88,16 +106,27 @@ describe('leaks users reported, under their family preset', () => {
 });
 
 describe('leaks users reported, under tool-aware detection with the tools they call', () => {
-  for (const [index, { id, family, source, leaked, clean: expected, tools }] of cases.entries()) {
+  for (const [index, { id, family, source, leaked, clean: expected, tools, offered }] of cases.entries()) {
     const label = SCAFFOLD_PRESETS[family] === undefined ? `${id} (${source}; ${family}: no preset)` : `${id} (${source})`;
     it(label, { todo: NOT_YET[id]?.tools }, () => {
       assert.ok(Array.isArray(tools), 'the case lists the tools it calls');
       for (const chunks of chunkings(leaked, 3000 + index)) {
-        const { out, strips } = toolAware(tools, chunks);
+        const { out, strips } = toolAware(offered ?? tools, chunks);
         assert.equal(out, expected, `${chunks.length} chunks`);
-        for (const strip of strips.filter((s) => s.pattern === -1)) {
-          for (const call of strip.calls) assert.ok(tools.includes(call.name), `${call.name} is one of the case's tools`);
-        }
+        checkCalls(strips, tools, offered);
+      }
+    });
+  }
+});
+
+describe("leaks users reported, under the guards' default options (the tools offered, every family's special tokens, emit at the end)", () => {
+  for (const [index, { id, source, leaked, clean: expected, tools, offered }] of cases.entries()) {
+    // (What tool-aware detection cannot clean yet, the special tokens do not either.)
+    it(`${id} (${source})`, { todo: NOT_YET[id]?.tools }, () => {
+      for (const chunks of chunkings(leaked, 5000 + index)) {
+        const { out, strips } = toolAware(offered ?? tools, chunks, GUARD_DEFAULTS);
+        assert.equal(out, expected, `${chunks.length} chunks`);
+        checkCalls(strips, tools, offered);
       }
     });
   }
@@ -130,6 +159,11 @@ describe('the fixture', () => {
       assert.match(c.source, /^[\w.-]+\/[\w.-]+#\d+$/, c.id);
       assert.ok(Array.isArray(c.tools) && c.tools.every((name) => typeof name === 'string' && name !== ''), c.id);
       for (const name of c.tools) assert.ok(c.leaked.includes(name), `${c.id}: ${name} is named in the leaked text`);
+      if (c.offered !== undefined) {
+        assert.ok(Array.isArray(c.offered) && c.offered.length > 0, c.id);
+        assert.ok(c.tools.length === 0 || c.tools.some((name) => !c.offered.includes(name)),
+          `${c.id}: offered is listed only when the text calls a tool not on offer, or names none`);
+      }
     }
     assert.equal(new Set(cases.map((c) => c.id)).size, cases.length);
   });

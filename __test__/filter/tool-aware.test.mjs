@@ -22,7 +22,7 @@
 // A failing case prints its seed; TOOL_AWARE_SEED=<n> replays the run.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ScaffoldingFilter } from 'seamguard';
+import { ScaffoldingFilter, SCAFFOLD_SPECIAL_TOKENS } from 'seamguard';
 import { chunkings, rng } from '../support/helpers.mjs';
 
 const SEED = Number(process.env.TOOL_AWARE_SEED ?? 20260611);
@@ -860,6 +860,337 @@ describe('markup soup: nothing lost, and the same in every chunking', () => {
           assert.deepEqual([out, strips.map((s) => s.span)], [results[0].out, results[0].strips.map((s) => s.span)], `every chunking: ${where}`);
         }
       }
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Issue 30, kinds 4, 6 and 7: what a call leaves around itself (residue), the
+// end of the stream, and calls to a tool that is not on offer. Each kind is
+// generated and run in every chunking under the guards' default options
+// (the offered tools and SCAFFOLD_SPECIAL_TOKENS, `openSpanAtEnd: 'emit'`)
+// and under tool-aware detection alone with either end policy; each has
+// generated counter-examples that must pass unchanged.
+
+const KIND_CASES = 300;
+/** A registry that matches nothing any case holds: tool-aware detection alone. */
+const NOTHING = [{ token: '\u0007never\u0007' }];
+/** The option sets a kind's case runs under. */
+const OPTION_SETS = [
+  { label: 'the guards\' defaults', options: { patterns: SCAFFOLD_SPECIAL_TOKENS } },
+  { label: 'tools alone, emit', options: { patterns: NOTHING } },
+  { label: 'tools alone, drop', options: { patterns: NOTHING, openSpanAtEnd: 'drop' } },
+];
+
+/**
+ * Checks that `before + leak + after` comes out as `before + after` with
+ * `leak` stripped whole, under every option set in every chunking, its
+ * calls as `calls` (each `{ name, input }` or `{ name, rawInput }`, with
+ * `offered: false` for a tool not on offer); `reasons` the strip reasons
+ * allowed.
+ */
+function strippedWhole({ tools, before, leak, after, calls, reasons = ['match'] }, seed, label) {
+  const text = before + leak + after;
+  for (const { label: set, options } of OPTION_SETS) {
+    for (const chunks of chunkings(text, seed)) {
+      const { out, strips } = filtered(tools, chunks, options);
+      const where = `${label}, ${set} (${chunks.length} chunks): ${JSON.stringify(text)} tools ${JSON.stringify(tools)}`;
+      assert.deepEqual(strips.map((s) => s.span), [leak], `the leak, whole: ${where}`);
+      assert.equal(out, before + after, `the prose around it: ${where}`);
+      assert.equal(strips[0].pattern, -1, where);
+      assert.ok(reasons.includes(strips[0].reason), `${strips[0].reason}: ${where}`);
+      if (calls !== undefined) assert.deepEqual(strips[0].calls, calls, `its calls: ${where}`);
+    }
+  }
+}
+
+/** Checks that `text` passes unchanged, nothing stripped, under every option set in every chunking. */
+function unchanged(tools, text, seed, label, sets = OPTION_SETS) {
+  for (const { label: set, options } of sets) {
+    for (const chunks of chunkings(text, seed)) {
+      const { out, strips } = filtered(tools, chunks, options);
+      const where = `${label}, ${set} (${chunks.length} chunks): ${JSON.stringify(text)} tools ${JSON.stringify(tools)}`;
+      assert.deepEqual(strips.map((s) => s.span), [], where);
+      assert.equal(out, text, where);
+    }
+  }
+}
+
+/** A strong wrapper (level 3) from the generator's: `{ open, close, lineStart }`. */
+function strongWrapper(r) {
+  for (;;) {
+    const wrapper = outerWrapper(r);
+    if (wrapper.level === 3) return wrapper;
+  }
+}
+
+/** A name for a tool not on offer: an identifier that names no offered tool. */
+function unofferedName(r, offered) {
+  for (;;) {
+    const name = toolName(r, { tagSafe: true });
+    if (!offered.includes(name)) return name;
+  }
+}
+
+/** Argument tags in Qwen3-Coder's dialect (`<parameter=KEY>`): `{ text, input, pairs }`. */
+function keyedTags(r) {
+  const keys = distinctKeys(r, 1 + r.below(3));
+  const input = {};
+  const pairs = keys.map((key) => {
+    const { text, value } = tagValue(r);
+    input[key] = value;
+    return { key, text };
+  });
+  const text = pairs.map(({ key, text: value }) => `<parameter=${key}>\n${value}\n</parameter>`).join('\n');
+  return { text, input, pairs };
+}
+
+/** A generated call to a tool not on offer: `{ leak, calls, lineStart }`. */
+function unofferedLeak(r, offered) {
+  const name = unofferedName(r, offered);
+  const form = r.pick(['json', 'json', 'attr', 'equals', 'functions', 'ARGS']);
+  note(`unoffered:${form}`);
+  const called = (input) => [{ name, offered: false, input }];
+  switch (form) {
+    case 'json': {
+      const wrapper = strongWrapper(r);
+      const input = jsonObject(r);
+      const value = jsonCall(r, name, input);
+      const body = json(r, r.chance(0.2) ? { tool_calls: [value] } : value);
+      return { leak: `${wrapper.open}${body}${wrapper.close}`, calls: called(input), lineStart: wrapper.lineStart };
+    }
+    case 'attr': {
+      const wrapper = strongWrapper(r);
+      const a = r.chance(0.5) ? args(r, 'json') : args(r, 'tags');
+      const tag = r.pick(['invoke', 'function', 'tool', 'call', 'use_tool', '｜DSML｜invoke', 'fn']);
+      const key = r.pick(['name', 'tool', 'tool_name', 'function']);
+      const sp = r.pick(['', '\n']);
+      const head = `<${tag} ${key}="${name}"${r.pick(['', ' id="c1"', ' index="0"'])}>`;
+      return { leak: `${wrapper.open}${head}${sp}${a.text}${sp}</${tag}>${wrapper.close}`, calls: called(a.input), lineStart: wrapper.lineStart };
+    }
+    case 'equals': {
+      // Needs no wrapper: `<tag=value>` is no well-formed XML or HTML.
+      const wrapper = r.chance(0.5) ? strongWrapper(r) : { open: '', close: '' };
+      const a = keyedTags(r);
+      return { leak: `${wrapper.open}<function=${name}>\n${a.text}\n</function>${wrapper.close}`, calls: called(a.input), lineStart: wrapper.lineStart };
+    }
+    case 'functions': {
+      const a = args(r, 'json');
+      const gap = r.pick([' ', '', `<|${tokenWord(r)}|>`, ` <|${tokenWord(r)}|> `]);
+      const open = `<|${tokenWord(r)}|>`;
+      return { leak: `${open}functions.${name}:${r.below(4)}${gap}${a.text}<|${tokenWord(r)}|>`, calls: called(a.input) };
+    }
+    default: {
+      const a = args(r, 'json');
+      return { leak: `[TOOL_CALLS]${name}[ARGS]${a.text}`, calls: called(a.input) };
+    }
+  }
+}
+
+/** The same call's body where nothing says "a call" strongly enough, or where it is code or a definition. */
+function unofferedClean(r, offered) {
+  const name = unofferedName(r, offered);
+  const input = jsonObject(r);
+  const call = JSON.stringify({ name, arguments: input });
+  const fenced = (info, body) => `\`\`\`${info}\n${body}\n\`\`\``;
+  const shape = r.below(10);
+  note(`unoffered clean:${shape}`);
+  switch (shape) {
+    case 0: return `Here is the call:\n${call}`;
+    case 1: return `<invoke name="${name}"><parameter name="city">Paris</parameter></invoke>`;
+    case 2: return `functions.${name}:0 ${JSON.stringify(input)} is how Kimi writes it.`;
+    case 3: return `${name}[ARGS]${JSON.stringify(input)}`;
+    case 4: return fenced(r.pick(['xml', 'json', '', 'text', 'python']), `<tool_call>\n${call}\n</tool_call>`);
+    case 5: return `A leak looks like \`<tool_call>${call}</tool_call>\` in the answer.`;
+    case 6: return `<tool_call>{"name": "${name}", "description": "Does a thing", "parameters": {"type": "object", "properties": {}}}</tool_call>`;
+    case 7: return `{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function", "function": {"name": "${name}", "description": "d", "parameters": {"type": "object", "properties": {}}}}]}`;
+    case 8: return `<tool_call>{"name": "${name}"}</tool_call> names a tool and calls nothing.`;
+    default: return `<tool_call><${r.pick(['item', 'entry', 'note'])}>${name}</${r.pick(['item'])}></tool_call>`;
+  }
+}
+
+describe('kind 7: a call to a tool not on offer is stripped, marked offered: false, in every chunking', () => {
+  it(`${KIND_CASES} generated calls to made-up tools in prose (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x7007);
+    allCases(KIND_CASES, (n) => {
+      const tools = toolList(r);
+      const { leak, calls, lineStart } = unofferedLeak(r, tools);
+      const before = r.pick(PROSE) + (lineStart || r.chance(0.5) ? r.pick(['\n', '\n\n']) : ' ');
+      const after = r.pick([' ', '\n', '\n\n']) + r.pick(AFTER);
+      strippedWhole({ tools, before, leak, after, calls }, SEED + 110_000 + n, `unoffered case ${n} (seed ${SEED})`);
+    });
+  });
+
+  it(`${KIND_CASES} generated texts that show such a call's body without calling are unchanged (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x7c1e);
+    allCases(KIND_CASES, (n) => {
+      const tools = toolList(r);
+      const text = unofferedClean(r, tools);
+      // (The guards' defaults also strip special tokens quoted as they
+      // stand; these texts quote none.)
+      unchanged(tools, text, SEED + 120_000 + n, `unoffered clean case ${n} (seed ${SEED})`);
+    });
+  });
+});
+
+/** Closers a call leaves, and empty wrappers: the residue a stripped call may have around it. */
+const RESIDUE = ['</parameter>', '</function>', '</tool_call>', '</invoke>', '</｜DSML｜invoke>', '</arg_value>', '</TOOLCALL>',
+  '<tool_calls>\n</tool_calls>', '<function_calls></function_calls>', '<｜DSML｜tool_calls></｜DSML｜tool_calls>'];
+
+function residue(r) {
+  const parts = Array.from({ length: 1 + r.below(3) }, () => r.pick(RESIDUE));
+  return parts.join(r.pick(['\n', '', ' ']));
+}
+
+describe('kind 4: the residue of a call goes with it, in every chunking', () => {
+  it(`${KIND_CASES} generated leaks with closers and empty wrappers before or after them (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x4004);
+    allCases(KIND_CASES, (n) => {
+      const generated = generatedLeak(r);
+      const { tools, calls } = generated;
+      let { leak } = generated;
+      // Before a leak, residue goes only when a tag or token opens the leak.
+      const where = leak.startsWith('<') && !generated.lineStart && r.chance(0.5) ? 'before' : 'after';
+      note(`residue:${where}`);
+      const sep = r.pick(['\n', '', ' ']);
+      leak = where === 'before' ? `${residue(r)}${sep}${leak}` : `${leak}${sep}${residue(r)}`;
+      const before = r.pick(PROSE) + (generated.lineStart || r.chance(0.5) ? r.pick(['\n', '\n\n']) : ' ');
+      const after = r.pick([' ', '\n', '\n\n']) + r.pick(AFTER);
+      strippedWhole({ tools, before, leak, after, calls: calls.map(({ name, input }) => ({ name, input })) }, SEED + 130_000 + n,
+        `residue case ${n} (seed ${SEED})`);
+    });
+  });
+
+  it(`${KIND_CASES} generated parameter tags whose head was lost, and calls whose closers never came (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x4d0d);
+    allCases(KIND_CASES, (n) => {
+      const tools = toolList(r);
+      const before = r.pick(PROSE) + r.pick(['\n', '\n\n']);
+      const a = keyedTags(r);
+      const shape = r.pick(['orphan', 'blank line', 'wrapper closer', 'end']);
+      note(`broken call:${shape}`);
+      if (shape === 'orphan') {
+        const leak = `${a.text}\n</function>${r.chance(0.6) ? '\n</tool_call>' : ''}`;
+        strippedWhole({ tools, before, leak, after: `\n${r.pick(AFTER)}`, calls: [] }, SEED + 140_000 + n, `orphan case ${n} (seed ${SEED})`);
+        return;
+      }
+      const name = r.pick(tools);
+      const equals = r.chance(0.6);
+      const head = equals ? `<function=${name}>` : `<invoke name="${name}">`;
+      // Each pair loses its closer at random; the last always does.
+      const pairs = a.pairs.map(({ key, text }, index) => {
+        const open = equals ? `<parameter=${key}>` : `<parameter name="${key}">`;
+        const closed = index < a.pairs.length - 1 && r.chance(0.5);
+        return `${open}\n${text}${closed ? '\n</parameter>' : ''}`;
+      });
+      const body = `${head}\n${pairs.join('\n')}`;
+      if (shape === 'end') {
+        strippedWhole({ tools, before, leak: body, after: '', calls: [{ name, rawInput: body.slice(head.length) }] },
+          SEED + 150_000 + n, `unclosed case ${n} at the end (seed ${SEED})`);
+      } else if (shape === 'blank line') {
+        strippedWhole({ tools, before, leak: body, after: `\n\n${r.pick(AFTER)}`, calls: [{ name, input: a.input }] },
+          SEED + 160_000 + n, `unclosed case ${n} before a blank line (seed ${SEED})`);
+      } else {
+        const wrapper = r.pick(['tool_call', 'function_calls', 'minimax:tool_call']);
+        strippedWhole({ tools, before, leak: `<${wrapper}>\n${body}\n</${wrapper}>`, after: `\n${r.pick(AFTER)}`, calls: [{ name, input: a.input }] },
+          SEED + 170_000 + n, `unclosed case ${n} in a wrapper (seed ${SEED})`);
+      }
+    });
+  });
+
+  it(`${KIND_CASES} generated documents with a call's closers and parameter tags of their own are unchanged (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x4c1e);
+    const DOCS = [
+      (name) => `<config>\n  <parameter name="${r.pick(KEYS)}">${r.below(99)}</parameter>\n  <parameter name="mode">fast</parameter>\n</config>`,
+      (name) => `<funcsynopsis><funcdef>int <function>${name}</function></funcdef><paramdef>int <parameter>fd</parameter></paramdef></funcsynopsis>`,
+      (name) => `<process>\n  <invoke name="${name}" partnerLink="svc" operation="op">\n    <parameter name="a">v</parameter>\n  </invoke>\n</process>`,
+      () => `Close each argument with </parameter> and the call with </function>, then </tool_call>.`,
+      () => `<tool_calls>\n</tool_calls>\nis an empty list of calls.`,
+      () => `<Route path="/tools" element={<ToolCalls calls={[]} />} />\n<Parameter name="city" value="Paris" />`,
+      () => `<parameter name="city">Paris</parameter>\n</function>\n</tool_call>`,
+      () => `<div class="tool_call">\n<p>Nothing here</p>\n</div>`,
+      (name) => `\`\`\`xml\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\n<function=${name}>\n<parameter=x>\n1\n\`\`\``,
+      () => `Qwen3-Coder writes \`<parameter=city>Paris</parameter></function>\` inside a call.`,
+    ];
+    allCases(KIND_CASES, (n) => {
+      const tools = toolList(r);
+      const text = r.pick(DOCS)(r.pick(tools));
+      unchanged(tools, text, SEED + 180_000 + n, `residue clean case ${n} (seed ${SEED})`);
+    });
+  });
+});
+
+/** A special token as a family writes it, ASCII or full-width. */
+function specialToken(r) {
+  if (r.chance(0.3)) return `<｜${r.pick(TOKEN_WORDS)}▁${r.pick(TOKEN_WORDS)}▁${r.pick(['begin', 'end'])}｜>`;
+  return `<|${tokenWord(r)}|>`;
+}
+
+describe('kind 6: the end of the stream, the same under either openSpanAtEnd and in every chunking', () => {
+  it(`${KIND_CASES} generated answers that end in a special token or a call to an offered tool the end cut off (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x6006);
+    allCases(KIND_CASES, (n) => {
+      const tools = toolList(r);
+      const before = r.pick(PROSE) + r.pick([' ', '\n', '\n\n']);
+      const shape = r.pick(['token', 'token', 'tag call', 'json call', 'functions call']);
+      note(`cut off:${shape}`);
+      if (shape === 'token') {
+        const token = specialToken(r);
+        // `<|` or `<｜`, then at least two units of its word; never the closing `>`.
+        const leak = token.slice(0, 4 + r.below(token.length - 4));
+        strippedWhole({ tools, before, leak, after: '', calls: [], reasons: ['unclosed-at-end'] }, SEED + 190_000 + n,
+          `cut-off token case ${n} (seed ${SEED})`);
+        return;
+      }
+      const name = r.pick(tools);
+      let whole;
+      let named;
+      let lineStart = false;
+      if (shape === 'tag call') {
+        const wrapper = r.chance(0.5) ? strongWrapper(r) : { open: '', close: '' };
+        lineStart = Boolean(wrapper.lineStart);
+        const head = `${wrapper.open}<invoke name="${name}">`;
+        whole = `${head}\n<parameter name="${r.pick(KEYS)}">${r.pick(['Paris', '42', 'ls -la'])}</parameter>\n</invoke>${wrapper.close}`;
+        named = head.length;
+      } else if (shape === 'json call') {
+        const wrapper = r.pick([{ open: '<tool_call>\n', close: '\n</tool_call>' }, { open: '<|python_tag|>', close: '<|eom_id|>' }, { open: '[TOOL_CALLS][', close: ']' }]);
+        const head = `${wrapper.open}{"name": ${JSON.stringify(name)}`;
+        whole = `${head}, "arguments": ${JSON.stringify(jsonObject(r))}}${wrapper.close}`;
+        named = head.length;
+      } else {
+        const head = `<|tool_call_begin|>functions.${name}`;
+        whole = `${head}:0<|tool_call_argument_begin|>${JSON.stringify(jsonObject(r))}<|tool_call_end|>`;
+        named = head.length;
+      }
+      // (Space the end left after the call is the answer's.)
+      const leak = whole.slice(0, named + r.below(whole.length - named)).trimEnd();
+      const prose = lineStart ? `${r.pick(PROSE)}\n` : before;
+      // (A cut right after a whole call is the call, and a strip like any other.)
+      strippedWhole({ tools, before: prose, leak, after: '', reasons: ['unclosed-at-end', 'match'] }, SEED + 200_000 + n,
+        `cut-off call case ${n} (seed ${SEED})`);
+      for (const { label, options } of OPTION_SETS) {
+        const { strips } = filtered(tools, [prose + leak], options);
+        for (const call of strips[0].calls) assert.equal(call.name, name, `${label}: ${JSON.stringify(before + leak)}`);
+      }
+    });
+  });
+
+  it(`${KIND_CASES} generated answers cut at any point that hold no call are unchanged (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x6c1e);
+    const ENDINGS = ['', ' <', ' <|', ' a <| b', ' $a <| b$', ' x <|y', ' <div', ' <div class="', ' `<|tool_call', ' <3', ' |<', ' <=', ' <!--'];
+    allCases(KIND_CASES, (n) => {
+      const tools = toolList(r);
+      const name = r.pick(tools);
+      const prose = [
+        `${r.pick(PROSE)} ${r.pick(AFTER)}`,
+        `You can call ${name} to fetch the data; ${name} takes a city.`,
+        `The function ${ident(name)}(city) returns a dict.`,
+        `Ask ${name} for the forecast, or use ${name}`,
+        `{"enabled": true, "tool": "${name}", "timeout_ms": 3000}`,
+      ][r.below(5)];
+      // Cut anywhere in the prose (mid-word included), then perhaps an ending that reads like a token's start but is none.
+      const text = prose.slice(0, 1 + r.below(prose.length)) + r.pick(ENDINGS);
+      unchanged(tools, text, SEED + 210_000 + n, `cut clean case ${n} (seed ${SEED})`);
     });
   });
 });

@@ -75,6 +75,25 @@ describe('healCalls', () => {
     ]);
   });
 
+  it('refuses a call the filter marked as one to a tool not on offer, whatever its name', () => {
+    // The filter marks a call `offered: false` when its tool was not on the
+    // list it was given; heal trusts the mark over a name that matches.
+    const { healed, refused } = healCalls([{ name: 'get_weather', offered: false, input: { city: 'Paris' } }], [WEATHER]);
+    assert.deepEqual(healed, []);
+    assert.deepEqual(refused, [{ toolName: 'get_weather', reason: 'the tool is not on offer' }]);
+  });
+
+  it('never heals a leaked call to a tool not on offer: the seam strips it and reports it refused', () => {
+    const text = 'On it. <tool_call>{"name": "delete_everything", "arguments": {"path": "/"}}</tool_call>';
+    for (const chunks of chunkings(text, 31, 8)) {
+      const seam = guardOf().streamSeam([WEATHER]);
+      const filter = new ScaffoldingFilter(seam.plan);
+      assert.equal(chunks.map((chunk) => filter.feed(chunk)).join('') + filter.flush(), 'On it. ');
+      assert.deepEqual(seam.heal(0), []);
+      assert.deepEqual(seam.leaked.map(({ name, offered }) => ({ name, offered })), [{ name: 'delete_everything', offered: false }]);
+    }
+  });
+
   it('refuses arguments it cannot check, and never throws', () => {
     const cyclic = {};
     cyclic.self = cyclic;

@@ -25,7 +25,8 @@ const healedId = () => `healed_${randomUUID().replaceAll('-', '')}`;
  * `undefined` when it may.
  */
 function refusal(call, tool) {
-  if (tool === undefined) return 'the tool is not on offer';
+  // (A call the filter read as one to a tool not on offer says so, whatever its name.)
+  if (tool === undefined || call.offered === false) return 'the tool is not on offer';
   if (!('input' in call)) return 'its arguments could not be read';
   let schema;
   try {

@@ -72,8 +72,9 @@ export type ScaffoldingMiddlewareOptions = ScaffoldingFilterOptions & {
    * its text name tools this call may use (`params.tools`, as `toolChoice`
    * allows) and the round made no real tool call, they are returned as
    * tool calls, so the SDK runs the tools instead of the user seeing markup
-   * or an empty answer. A call whose arguments did not parse is not healed.
-   * Default `false`.
+   * or an empty answer. A call whose arguments did not parse is not healed,
+   * and neither is a call to a tool not on offer (`offered: false`), which
+   * is only stripped. Default `false`.
    */
   readonly heal?: boolean | undefined;
   /** Called once per healed round. */

@@ -86,6 +86,25 @@ const ROWS: &[Row] = &[
     row(Kind::SpecialTokensAndTool, "names with no arguments", |n| "<tool_call>get_weather ".repeat(n * 2)),
     row(Kind::SpecialTokensAndTool, "lists that never close", |n| "[get_weather(".repeat(n * 4)),
     row(Kind::SpecialTokensAndTool, "fences", |n| "```\n".repeat(n * 8)),
+    // Texts shaped against the residue, end and not-offered rules (issue 30).
+    row(Kind::SpecialTokensAndTool, "closers and empty wrappers with no call", |n| {
+        "</parameter></function>\n<tool_calls></tool_calls> ".repeat(n * 2)
+    }),
+    row(Kind::SpecialTokensAndTool, "parameter tags with no head that never close", |n| {
+        "<parameter=a>\nv\n".repeat(n * 4)
+    }),
+    row(Kind::SpecialTokensAndTool, "a named head whose arguments never close", |n| {
+        "<function=get_weather>\n<parameter=a>\nv\n".repeat(n * 2)
+    }),
+    row(Kind::SpecialTokensAndTool, "calls to a tool not on offer that never close", |n| {
+        r#"<tool_call>{"name": "make_thing", "arguments": {"a": "#.repeat(n)
+    }),
+    row(Kind::SpecialTokensAndTool, "made-up calls with argument tags that never close", |n| {
+        "<function=make_thing><parameter=a>".repeat(n * 2)
+    }),
+    row(Kind::SpecialTokensAndTool, "special tokens cut short", |n| {
+        "<|tool_call <｜tool▁calls ".repeat(n * 2)
+    }),
     row(Kind::EveryPreset, "reported", reported),
     row(Kind::EveryPreset, "an opener and another span's closer", |n| "<tool_call><|python_end|>".repeat(n)),
     row(Kind::EveryPreset, "two spans' openers alternating", |n| "<tool_call><|tool_call_start|>".repeat(n)),

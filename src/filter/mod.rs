@@ -58,7 +58,7 @@ pub use presets::{Preset, PresetPart, PresetPattern, PRESETS};
 pub use regex::RegexSource;
 pub use registry::Registry;
 pub use scaffolding_filter::ScaffoldingFilter;
-pub use strip::{OpenSpanPolicy, Options, ParsedCall, Strip, StripReason, TOOLS};
+pub use strip::{CalledTool, OpenSpanPolicy, Options, ParsedCall, Strip, StripReason, TOOLS};
 pub use tool_aware::{Tools, ToolsError};
 pub use tool_names::{usable_tools, SkipReason, Skipped, Tool, UsableTools, MAX_NAME};
 

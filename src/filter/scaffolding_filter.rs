@@ -195,7 +195,7 @@ impl ScaffoldingFilter {
         let mut out = Vec::new();
         if let Some((tools, stage)) = &mut self.tools {
             let mut passed = Vec::new();
-            stage.flush(tools, self.options, &mut self.log, &mut passed);
+            stage.flush(tools, &mut self.log, &mut passed);
             if self.tidy.is_some() {
                 passed = self.tidied(0, &passed, true);
             }

@@ -73,11 +73,28 @@ pub const TOOLS: usize = usize::MAX;
 /// A call read out of a leak.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParsedCall {
-    /// The index of the tool in the list the filter was given.
-    pub tool: usize,
+    /// The tool it calls.
+    pub tool: CalledTool,
     /// The arguments as a JSON value, or the raw argument text when they
     /// did not parse.
     pub input: Result<Value, Vec<u16>>,
+}
+
+impl ParsedCall {
+    /// A call to the offered tool at `tool` in the list.
+    pub fn offered(tool: usize, input: Result<Value, Vec<u16>>) -> Self {
+        ParsedCall { tool: CalledTool::Offered(tool), input }
+    }
+}
+
+/// The tool a leaked call names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CalledTool {
+    /// An offered tool: its index in the list the filter was given.
+    Offered(usize),
+    /// A tool that was not on offer (made up, or withdrawn), by the name the
+    /// call spells. Such a call is stripped and must never run.
+    Unoffered(Vec<u16>),
 }
 
 /// Where a stripped span ends in the filter's `stripped` text, and what

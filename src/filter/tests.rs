@@ -1113,8 +1113,8 @@ fn a_tool_named_in_any_script_is_found_in_every_form() {
                 assert_eq!(strips.len(), 1, "{what}");
                 assert_eq!(strips[0].span, &leak[..], "{what}");
                 assert_eq!(
-                    strips[0].calls.iter().map(|call| call.tool).collect::<Vec<_>>(),
-                    [index],
+                    strips[0].calls.iter().map(|call| call.tool.clone()).collect::<Vec<_>>(),
+                    [crate::filter::CalledTool::Offered(index)],
                     "{what}"
                 );
             }

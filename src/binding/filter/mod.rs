@@ -154,8 +154,8 @@ pub struct StripEvent {
     #[napi(readonly)]
     pub pattern: i32,
     /// Under tool-aware detection, the calls read out of the span, in
-    /// order (a span may hold several, or none when the text ended inside
-    /// it under `openSpanAtEnd: 'drop'`).
+    /// order (a span may hold several, or none: a call's residue, or a
+    /// call the end of the stream cut off).
     #[napi(readonly)]
     pub calls: Option<Vec<LeakedCall>>,
 }
@@ -165,9 +165,15 @@ pub struct StripEvent {
 #[allow(dead_code)]
 #[napi(object, object_to_js = false, object_from_js = false)]
 pub struct LeakedCall {
-    /// The offered tool it names.
+    /// The tool it names: an offered tool, or, when `offered` is `false`,
+    /// a tool that was not on offer.
     #[napi(readonly)]
     pub name: String,
+    /// `false` for a call to a tool that was not on offer (the model made
+    /// it up, or the app withdrew it): it is stripped, and must never run
+    /// (heal leaves it). Absent for a call to an offered tool.
+    #[napi(readonly, ts_type = "false | undefined")]
+    pub offered: Option<()>,
     /// Its arguments as a JSON value: parsed from JSON, from parameter
     /// tags, or from pythonic `key=value` arguments. Absent when they did
     /// not parse; then `rawInput` holds their text.

@@ -372,11 +372,19 @@ fn strip_event(js: Js, tools: Option<&scaffolding::Tools>, strip: scaffolding::S
         .calls
         .iter()
         .map(|call| {
-            let name = js.string(&tools.list()[call.tool].name)?;
-            match &call.input {
-                Ok(input) => js.object(&[(c"name", name), (c"input", json_value(js, input)?)]),
-                Err(raw) => js.object(&[(c"name", name), (c"rawInput", js.string(raw)?)]),
+            let (name, offered) = match &call.tool {
+                scaffolding::CalledTool::Offered(tool) => (&tools.list()[*tool].name, true),
+                scaffolding::CalledTool::Unoffered(name) => (name, false),
+            };
+            let mut fields = vec![(c"name", js.string(name)?)];
+            if !offered {
+                fields.push((c"offered", js.boolean(false)?));
             }
+            fields.push(match &call.input {
+                Ok(input) => (c"input", json_value(js, input)?),
+                Err(raw) => (c"rawInput", js.string(raw)?),
+            });
+            js.object(&fields)
         })
         .collect::<Result<Vec<_>>>()?;
     js.object(&[

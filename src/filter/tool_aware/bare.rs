@@ -27,9 +27,17 @@ impl Reader<'_> {
             }
         }
         let Some((tool, name_end)) = self.name_at(name_at)? else { return Ok(None) };
-        match self.peek(name_end)? {
-            Some(unit) if is_word(unit) => return Ok(None),
-            _ => {}
+        match self.peek(name_end) {
+            Ok(Some(unit)) if is_word(unit) => return Ok(None),
+            // The text may end right after a distinctive head: a call the
+            // end may cut off (see `cut_off_call`).
+            Err(Stop::More) if distinctive => {
+                self.named.set(true);
+                return Err(Stop::More);
+            }
+            other => {
+                other?;
+            }
         }
         let no_arguments_allowed = level == Level::Strong && !distinctive;
         if distinctive || no_arguments_allowed {
@@ -42,7 +50,7 @@ impl Reader<'_> {
                 return Ok(None);
             }
             let (input, end) = self.json_arguments(args)?;
-            return Ok(Some((ParsedCall { tool, input }, end)));
+            return Ok(Some((ParsedCall::offered(tool, input), end)));
         }
         // `NAME(…)` or `NAME.call(…)`
         let paren = if self.literal(name_end, ".call(")? { name_end + 5 } else { name_end };
@@ -54,16 +62,16 @@ impl Reader<'_> {
             let end = self.balanced(paren, true)?;
             let raw = &self.text[paren + 1..end - 1];
             return Ok(match pythonic(raw) {
-                Some(input) => Some((ParsedCall { tool, input: Ok(input) }, end)),
+                Some(input) => Some((ParsedCall::offered(tool, Ok(input)), end)),
                 None if distinctive || level == Level::Strong => {
-                    Some((ParsedCall { tool, input: Err(raw.to_vec()) }, end))
+                    Some((ParsedCall::offered(tool, Err(raw.to_vec())), end))
                 }
                 None => None,
             });
         }
         // A gap of space, special tokens, markers, an index and short words,
         // then JSON arguments (or key/value tags, or nothing before a closer).
-        let no_arguments = Some((ParsedCall { tool, input: Ok(Value::Object(Map::new())) }, name_end));
+        let no_arguments = Some((ParsedCall::offered(tool, Ok(Value::Object(Map::new()))), name_end));
         let mut i = name_end;
         let mut fence = false;
         let mut token = false;
@@ -90,7 +98,7 @@ impl Reader<'_> {
                             end = close + 3;
                         }
                     }
-                    return Ok(Some((ParsedCall { tool, input }, end)));
+                    return Ok(Some((ParsedCall::offered(tool, input), end)));
                 }
                 Some(b) if is_space(b) => i += 1,
                 Some(b':') => {
@@ -133,7 +141,7 @@ impl Reader<'_> {
                     self.named.set(true);
                     return Ok(self
                         .key_values(i, tool)?
-                        .map(|(object, end)| (ParsedCall { tool, input: Ok(Value::Object(object)) }, end)));
+                        .map(|(object, end)| (ParsedCall::offered(tool, Ok(Value::Object(object))), end)));
                 }
                 Some(b) if b.is_ascii_lowercase() => {
                     let mut j = i;

@@ -66,7 +66,7 @@ impl Reader<'_> {
             return Ok(None);
         }
         self.named.set(true);
-        let empty = || ParsedCall { tool, input: Ok(Value::Object(Map::new())) };
+        let empty = || ParsedCall::offered(tool, Ok(Value::Object(Map::new())));
         if tag.self_closing {
             return Ok((level == Level::Strong).then(|| (empty(), tag.end)));
         }
@@ -89,7 +89,7 @@ impl Reader<'_> {
         if !self.units(end, &close)? {
             return Ok(None);
         }
-        Ok(Some((ParsedCall { tool, input }, end + close.len())))
+        Ok(Some((ParsedCall::offered(tool, input), end + close.len())))
     }
 
     /// Key/value tags from `at`: `<key>v</key>`, `<parameter name="key">v</parameter>`
@@ -98,6 +98,15 @@ impl Reader<'_> {
     /// Stops after the last pair, before whatever is not one; `None` if
     /// there is none.
     pub(super) fn key_values(&self, at: usize, tool: usize) -> Reading<Option<(Map<String, Value>, usize)>> {
+        self.key_values_where(at, |key| self.tools.accepts_key(tool, key))
+    }
+
+    /// [`key_values`](Self::key_values), each key taken when `accepts` it.
+    pub(super) fn key_values_where(
+        &self,
+        at: usize,
+        accepts: impl Fn(&str) -> bool,
+    ) -> Reading<Option<(Map<String, Value>, usize)>> {
         let mut object = Map::new();
         let mut end = at;
         let done = |object: Map<String, Value>, end| Ok((!object.is_empty()).then_some((object, end)));
@@ -143,7 +152,7 @@ impl Reader<'_> {
                 None if name == "description" => return Ok(None),
                 None => (name, content, after),
             };
-            if key.is_empty() || !self.tools.accepts_key(tool, &key) {
+            if key.is_empty() || !accepts(&key) {
                 return Ok(None);
             }
             object.insert(key, if string { Value::String(trimmed(&value)) } else { scalar(&value) });

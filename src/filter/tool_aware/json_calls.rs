@@ -8,27 +8,38 @@ use super::arguments::{lenient_json, loose, lossy, marked_json};
 use super::keys::{only_call_keys, ARGUMENT_KEYS, CALL_KEYS, NAME_KEYS};
 use super::reader::{Reader, MAX_CALL_DEPTH, MAX_WORD};
 use super::text::{ascii, is_space, Reading, Stop, LEFT_QUOTE, RIGHT_QUOTE};
+use super::unoffered::may_quote_a_tool;
 use crate::filter::json::{unmarked, JsonScan, Step};
-use crate::filter::strip::ParsedCall;
+use crate::filter::strip::{CalledTool, ParsedCall};
 
 impl Reader<'_> {
     /// A JSON object or array that is a call (or calls) to offered tools.
     pub(super) fn json_head(&self, at: usize) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
+        self.json_head_of(at, false)
+    }
+
+    /// [`json_head`](Self::json_head); with `unoffered`, a call may also
+    /// name a tool that was not offered (see [`unoffered_call`](Self::unoffered_call)).
+    pub(super) fn json_head_of(
+        &self,
+        at: usize,
+        unoffered: bool,
+    ) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
         let end = match self.call_shaped_json(at) {
             Ok(end) => end,
-            Err(Stop::No) => return self.curly_head(at),
+            Err(Stop::No) => return self.curly_head(at, unoffered),
             Err(more) => return Err(more),
         };
         let (value, marked) = marked_json(&self.text[at..end]).ok_or(Stop::No)?;
         let mut calls = Vec::new();
-        if !self.json_calls(&value, marked, &mut calls) || calls.is_empty() {
+        if !self.json_calls(&value, marked, unoffered, &mut calls) || calls.is_empty() {
             return Err(Stop::No);
         }
         Ok(Some((calls, end)))
     }
 
     /// A JSON call written with typographic quotes (`{“name”: “…”, …}`).
-    fn curly_head(&self, at: usize) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
+    fn curly_head(&self, at: usize, unoffered: bool) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
         if !self.is(at, b'{')? || self.unit(self.skip_space(at + 1)?)? != LEFT_QUOTE {
             return Err(Stop::No);
         }
@@ -39,7 +50,10 @@ impl Reader<'_> {
             .collect();
         let (value, marked) = marked_json(&straight).ok_or(Stop::No)?;
         let mut calls = Vec::new();
-        if !only_call_keys(&value, 0) || !self.json_calls(&value, marked, &mut calls) || calls.is_empty() {
+        if !only_call_keys(&value, 0)
+            || !self.json_calls(&value, marked, unoffered, &mut calls)
+            || calls.is_empty()
+        {
             return Err(Stop::No);
         }
         Ok(Some((calls, end)))
@@ -83,7 +97,7 @@ impl Reader<'_> {
                 }
             }
         }
-        Ok(Some((ParsedCall { tool, input }, end)))
+        Ok(Some((ParsedCall::offered(tool, input), end)))
     }
 
     /// `=>`, `:` or `=` at `at` (after blanks): where it ends.
@@ -212,28 +226,49 @@ impl Reader<'_> {
     /// The calls a JSON value makes, if it is nothing but calls. `value` as
     /// [`marked_json`] reads it: its names are compared unit for unit, and
     /// when it is `marked`, a lone surrogate in the arguments reads as
-    /// U+FFFD.
-    fn json_calls(&self, value: &Value, marked: bool, calls: &mut Vec<ParsedCall>) -> bool {
+    /// U+FFFD. With `unoffered`, a call may name a tool that was not
+    /// offered, if it has the whole shape of a call: a name that could be
+    /// a tool's and arguments that are an object (or a JSON string of one).
+    fn json_calls(&self, value: &Value, marked: bool, unoffered: bool, calls: &mut Vec<ParsedCall>) -> bool {
         match value {
             Value::Array(items) => {
-                !items.is_empty() && items.iter().all(|item| self.json_calls(item, marked, calls))
+                !items.is_empty() && items.iter().all(|item| self.json_calls(item, marked, unoffered, calls))
             }
             Value::Object(fields) => {
                 if let Some(Value::Array(list)) = fields.get("tool_calls") {
                     return fields.len() == 1
                         && !list.is_empty()
-                        && list.iter().all(|item| self.json_calls(item, marked, calls));
+                        && list.iter().all(|item| self.json_calls(item, marked, unoffered, calls));
                 }
                 if let Some(Value::Object(function)) = fields.get("function") {
-                    return self.json_calls(&Value::Object(function.clone()), marked, calls);
+                    return self.json_calls(&Value::Object(function.clone()), marked, unoffered, calls);
                 }
-                let Some(tool) = NAME_KEYS.iter().find_map(|key| match fields.get(*key) {
+                let input = ARGUMENT_KEYS.iter().find_map(|key| fields.get(*key)).cloned();
+                let offered = NAME_KEYS.iter().find_map(|key| match fields.get(*key) {
                     Some(Value::String(name)) => self.tools.named(&unmarked(name)),
                     _ => None,
-                }) else {
-                    return false;
+                });
+                let tool = match offered {
+                    Some(tool) => CalledTool::Offered(tool),
+                    None if unoffered => {
+                        let name = NAME_KEYS.iter().find_map(|key| match fields.get(*key) {
+                            Some(Value::String(name)) => Some(unmarked(name)),
+                            _ => None,
+                        });
+                        let body = match &input {
+                            Some(Value::Object(_)) => true,
+                            Some(Value::String(text)) => {
+                                matches!(serde_json::from_str::<Value>(text), Ok(Value::Object(_)))
+                            }
+                            _ => false,
+                        };
+                        match name {
+                            Some(name) if body && may_quote_a_tool(&name) => CalledTool::Unoffered(name),
+                            _ => return false,
+                        }
+                    }
+                    None => return false,
                 };
-                let input = ARGUMENT_KEYS.iter().find_map(|key| fields.get(*key)).cloned();
                 // Arguments that are a JSON Schema (`type` and `properties`):
                 // a tool's definition, not a call.
                 if let Some(Value::Object(schema)) = &input {

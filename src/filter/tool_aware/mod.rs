@@ -7,7 +7,7 @@
 //! uses. This stage reads exactly that:
 //!
 //! ```text
-//! leak    = lead? opener* head args (separator opener* head args)* closer* stray*
+//! leak    = lead? residue* opener* head args (separator opener* head args)* closer* stray*
 //! lead    = word to= | word:            (at a line's start, a channel word before a distinctive
 //!                                        head: `commentary to=functions.NAME`, `Lie:default_api:NAME`)
 //!         | word\n                      (a lone lowercase word line before a tag head: `court`)
@@ -23,6 +23,13 @@
 //!         | {tool => "NAME", args => …}                       (strong only)
 //!         | functions.NAME | to=functions.NAME | default_api:NAME | NAME[ARGS]  (distinctive)
 //!         | NAME.call | NAME                                  (bare)
+//!         | a head above naming OTHER, a tool not on offer    (`unoffered`: strong only, with
+//!           JSON, tag or distinctive arguments; or <tag=OTHER> with <parameter=k> tags)
+//!         | <NAME> | <tag name="NAME"> | <tag=NAME|OTHER> with <parameter=k>… or
+//!           <parameter name="k">… whose closers never came: the last value ends at the
+//!           next pair, a call's closer, a blank line or the end (`residue`)
+//!         | <parameter=k>v</parameter>… then a closer of a call (`</function>`, or
+//!           one whose name holds `tool` or `call`): parameters whose head was lost
 //! args    = JSON object (or a loose one, `{key:<|"|>v<|"|>}`, `{key:"v"}`; kept raw if it
 //!           does not parse) | (pythonic, `k=v` or `k: v`)
 //!         | <key>v</key>… | <parameter=k>v</parameter>… | <parameter name="k" string="true">v</parameter>…
@@ -32,11 +39,22 @@
 //!           after a distinctive head a run of stray non-ASCII (a garbled stream's)
 //! closer  = </tag> (or <end_X> for <start_X>) for each tag opened, ], [/MARKER],
 //!           ``` for a fence (required), any special token
-//! stray   = a special token, or a closing tag whose name holds `tool` or `call`,
-//!           that nothing opened; under `openSpanAtEnd: 'drop'`, one the end cut off
+//! residue = </part> | <toolish>\s*</toolish>               (a call's part: parameter, param,
+//!                                        function, invoke, arg_key, arg_value, argument(s),
+//!                                        args; toolish: a tag whose name holds `tool` or `call`)
+//! stray   = a special token, an empty toolish wrapper, or a closing tag of a call's part
+//!           or a toolish wrapper, that nothing opened; at the end of the text, a special
+//!           token, marker or closing tag the end cut off
 //! ```
 //!
-//! A leak's calls are read out: the tool (its index in the list) and the
+//! At the end of the text (the flush), under either `openSpanAtEnd`, a try
+//! that fails there is dropped from where it began when it reads as a call
+//! to an offered tool the end cut off (a head had named the tool, see
+//! `Reader::cut_off_call`) or is a special token the end cut off
+//! (`Reader::cut_off_token`); everything else is text.
+//!
+//! A leak's calls are read out: the tool (its index in the list, or the
+//! name of a tool not on offer, which must never run) and the
 //! arguments as JSON (a parameter tag's text is JSON when it parses as a
 //! number, boolean, null, object or array, else a string with one line break
 //! trimmed at each end; `string="true"` keeps it a string), or the raw text
@@ -61,10 +79,12 @@ mod heads;
 mod json_calls;
 mod keys;
 mod reader;
+mod residue;
 mod skip;
 mod stage;
 mod text;
 mod tools;
+mod unoffered;
 mod wrappers;
 
 pub(crate) use stage::CallStage;

@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 
-use super::text::{ascii, is_space, Reading, Stop};
+use super::text::{ascii, is_space, optional, Reading, Stop};
 use super::tools::Tools;
 use crate::filter::json::shows_tool_call;
 use crate::filter::strip::ParsedCall;
@@ -74,16 +74,15 @@ pub(super) enum Closer {
 pub(super) struct Reader<'a> {
     pub(super) text: &'a [u16],
     pub(super) tools: &'a Tools,
-    /// The text is complete: running out of it is an answer, not a wait.
+    /// The text is complete: running out of it is an answer, not a wait,
+    /// and what the end cut off right after a leak goes with it (see
+    /// [`strays`](Self::strays)).
     pub(super) complete: bool,
     /// Whether only spaces and tabs stand between the candidate and the
     /// start of its line (or the end of the last leak, or of the text).
     pub(super) blank: bool,
     /// The furthest unit read, for the reading credit.
     pub(super) far: &'a Cell<usize>,
-    /// The text is complete and what it cut off is dropped: a special token
-    /// or closer cut off right after a leak goes with it.
-    pub(super) cut: bool,
     /// Whether a head has named an offered tool where, wrapped as it is, a
     /// call's name goes (so a text that ends after it ends inside a call).
     pub(super) named: &'a Cell<bool>,
@@ -230,6 +229,17 @@ impl Reader<'_> {
         let mut stack = Vec::new();
         let mut level = inherited;
         let mut at = start;
+        // Closers of a call before this one, whose openers the stream never
+        // showed, and empty wrappers: the leak's own when a call follows.
+        if first {
+            let end = self.residue_before(start)?;
+            if end > start {
+                at = self.skip_space(end)?;
+                if !self.is(at, b'<')? {
+                    return Err(Stop::No);
+                }
+            }
+        }
         // After a fence that names no tool: a JSON call, or code.
         let mut json_only = false;
         loop {
@@ -237,16 +247,35 @@ impl Reader<'_> {
             if json_only && !matches!(self.byte(at)?, Some(b'{' | b'[')) {
                 return Err(Stop::No);
             }
-            if let Some((calls, end)) = self.head(at, level)? {
+            let head = self.head(at, level);
+            if let Ok(Some((calls, end))) = head {
                 return Ok((stack, level, calls, end));
+            }
+            if head == Err(Stop::More) {
+                return Err(Stop::More);
             }
             if json_only {
                 return Err(Stop::No);
             }
+            if let Some((calls, end)) = optional(self.broken_call(at, level))? {
+                return Ok((stack, level, calls, end));
+            }
+            head?;
             let Some((closer, next, raised)) = self.opener(at, level, opening)? else {
                 return Err(Stop::No);
             };
             json_only = matches!(closer, Closer::Fence) && raised == Level::None;
+            // An empty wrapper before the call wraps nothing.
+            if let (Closer::Tag(name), Level::Strong) = (&closer, raised) {
+                let close = self.skip_space(next)?;
+                if let Some(end) = optional(self.closing_tag(close, name))? {
+                    at = self.skip_space(end)?;
+                    if at - start > MAX_OPENERS {
+                        return Err(Stop::No);
+                    }
+                    continue;
+                }
+            }
             stack.push(closer);
             level = level.max(raised);
             at = self.skip_space(next)?;
@@ -254,6 +283,19 @@ impl Reader<'_> {
                 return Err(Stop::No);
             }
         }
+    }
+
+    /// A call whose markup no offered tool's head reads: a call to a tool
+    /// that was not on offer (`unoffered`), one whose closers never came,
+    /// or parameter tags whose head was lost (`residue`).
+    fn broken_call(&self, at: usize, level: Level) -> Reading<Option<(Vec<ParsedCall>, usize)>> {
+        if let Some(found) = optional(self.unoffered_call(at, level))? {
+            return Ok(Some(found));
+        }
+        if let Some((call, end)) = optional(self.unclosed_call(at))? {
+            return Ok(Some((vec![call], end)));
+        }
+        Ok(optional(self.orphan_parameters(at))?.map(|end| (Vec::new(), end)))
     }
 
     /// A lead word at a line's start: a channel word before

@@ -91,14 +91,14 @@ impl CallStage {
         if self.held.is_empty() {
             // Nothing held: the chunk is read where it is, and only what
             // stays undecided is copied.
-            let keep_from = self.run(tools, options, log, out, chunk, false);
+            let keep_from = self.run(tools, log, out, chunk, false);
             self.held.extend_from_slice(&chunk[keep_from..]);
         } else {
             self.held.extend_from_slice(chunk);
             // A candidate that ran out is read again once the text has grown
             // by half: the re-reading sums to a constant factor of the text.
             if self.waiting == 0 || self.held.len() >= self.waiting + (self.waiting / 2).max(1) {
-                self.run_held(tools, options, log, out, false);
+                self.run_held(tools, log, out, false);
             }
         }
         if let Some(most) = options.max_held {
@@ -108,9 +108,12 @@ impl CallStage {
         }
     }
 
-    /// Ends the stream, and frees what the stage held.
-    pub(crate) fn flush(&mut self, tools: &Tools, options: Options, log: &mut StripLog, out: &mut Vec<u16>) {
-        self.run_held(tools, options, log, out, true);
+    /// Ends the stream, and frees what the stage held. The end is the same
+    /// under either [`OpenSpanPolicy`]: what reads as a call to an offered
+    /// tool or a special token that the end cut off goes, and nothing else
+    /// (`docs/scaffolding-filter.md`, "The end of the stream").
+    pub(crate) fn flush(&mut self, tools: &Tools, log: &mut StripLog, out: &mut Vec<u16>) {
+        self.run_held(tools, log, out, true);
         #[cfg(test)]
         let work = self.work;
         *self = CallStage::default();
@@ -157,16 +160,9 @@ impl CallStage {
 
     /// Reads the held text as far as it decides, and keeps the rest;
     /// `complete`: nothing more will come.
-    fn run_held(
-        &mut self,
-        tools: &Tools,
-        options: Options,
-        log: &mut StripLog,
-        out: &mut Vec<u16>,
-        complete: bool,
-    ) {
+    fn run_held(&mut self, tools: &Tools, log: &mut StripLog, out: &mut Vec<u16>, complete: bool) {
         let mut held = std::mem::take(&mut self.held);
-        let keep_from = self.run(tools, options, log, out, &held, complete);
+        let keep_from = self.run(tools, log, out, &held, complete);
         held.drain(..keep_from);
         self.held = held;
     }
@@ -177,7 +173,6 @@ impl CallStage {
     fn run(
         &mut self,
         tools: &Tools,
-        options: Options,
         log: &mut StripLog,
         out: &mut Vec<u16>,
         text: &[u16],
@@ -191,7 +186,6 @@ impl CallStage {
         let mut credit = self.credit;
         let far = Cell::new(0);
         let named = Cell::new(false);
-        let cut = complete && options.open_span_at_end == OpenSpanPolicy::Drop;
         // Where a held tail may begin, with the line and credit there.
         let tail_from = text.len().saturating_sub(tools.longest.max(16));
         let mut marks = std::mem::take(&mut self.marks);
@@ -239,8 +233,7 @@ impl CallStage {
             let fence = unit == u16::from(b'`') && line.blank;
             if credit >= 0 && !line.quoted && may_begin(tools, text, at, before, line.blank) {
                 far.set(at);
-                let reader =
-                    Reader { text, tools, complete, blank: line.blank, far: &far, cut, named: &named };
+                let reader = Reader { text, tools, complete, blank: line.blank, far: &far, named: &named };
                 let leak = reader.leak(at);
                 count_work!(self.work, far.get().saturating_sub(at));
                 match leak {
@@ -265,7 +258,10 @@ impl CallStage {
                     // candidate is text.)
                     Err(_) => {
                         credit = credit.saturating_sub(far.get().saturating_sub(at) as i64);
-                        if cut && reader.cut_off_call(at) {
+                        // The end policy: a call to an offered tool, or a
+                        // special token, that the end cut off goes, under
+                        // either `openSpanAtEnd`.
+                        if complete && (reader.cut_off_call(at) || reader.cut_off_token(at)) {
                             out.extend_from_slice(&text[emitted..at]);
                             log.record_call(&text[at..], StripReason::UnclosedAtEnd, Vec::new());
                             log.cut_at(out.len());

@@ -1,6 +1,6 @@
 use super::stage::CallStage;
 use super::tools::{Leads, Tools};
-use crate::filter::strip::{OpenSpanPolicy, Options, ParsedCall, StripLog};
+use crate::filter::strip::{CalledTool, OpenSpanPolicy, Options, ParsedCall, StripLog};
 use crate::filter::tool_names::Tool;
 
 fn units(text: &str) -> Vec<u16> {
@@ -16,7 +16,7 @@ fn run_with(tools: &[&str], text: &str, chunk: usize, options: Options) -> (Stri
     for piece in all.chunks(chunk.max(1)) {
         stage.feed(&tools, options, &mut log, piece, &mut out);
     }
-    stage.flush(&tools, options, &mut log, &mut out);
+    stage.flush(&tools, &mut log, &mut out);
     let spans = log.spans().map(String::from_utf16_lossy).collect();
     (String::from_utf16_lossy(&out), spans)
 }
@@ -280,7 +280,7 @@ fn reads_the_call() {
         &units("<|tool_call_start|>[get_weather(city=\"Paris\", days=3)]<|tool_call_end|>"),
         &mut out,
     );
-    stage.flush(&tools, Options::default(), &mut log, &mut out);
+    stage.flush(&tools, &mut log, &mut out);
     let calls = log.calls_of(0);
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0].input, Ok(serde_json::json!({"city": "Paris", "days": 3})));
@@ -301,7 +301,223 @@ fn reads_each_argument_shape() {
         let mut log = StripLog::default();
         let mut out = Vec::new();
         stage.feed(&tools, Options::default(), &mut log, &units(text), &mut out);
-        stage.flush(&tools, Options::default(), &mut log, &mut out);
-        assert_eq!(log.calls_of(0), &[ParsedCall { tool: 0, input: Ok(input) }], "{text}");
+        stage.flush(&tools, &mut log, &mut out);
+        assert_eq!(log.calls_of(0), &[ParsedCall::offered(0, Ok(input))], "{text}");
+    }
+}
+
+/// The calls of every strip, as `(name, offered, input)`, for tables.
+fn run_calls(tools: &[&str], text: &str, chunk: usize) -> (String, Vec<String>, Vec<(String, bool, String)>) {
+    let list = Tools::new(tools.iter().map(|name| Tool::named(name)).collect()).unwrap();
+    let mut stage = CallStage::default();
+    let mut log = StripLog::default();
+    let mut out = Vec::new();
+    for piece in units(text).chunks(chunk.max(1)) {
+        stage.feed(&list, Options::default(), &mut log, piece, &mut out);
+    }
+    stage.flush(&list, &mut log, &mut out);
+    let spans = log.spans().map(String::from_utf16_lossy).collect();
+    let calls = (0..log.len())
+        .flat_map(|index| log.calls_of(index).to_vec())
+        .map(|call| {
+            let (name, offered) = match call.tool {
+                CalledTool::Offered(index) => (tools[index].to_owned(), true),
+                CalledTool::Unoffered(name) => (String::from_utf16_lossy(&name), false),
+            };
+            let input = match call.input {
+                Ok(value) => value.to_string(),
+                Err(raw) => format!("raw {:?}", String::from_utf16_lossy(&raw)),
+            };
+            (name, offered, input)
+        })
+        .collect();
+    (String::from_utf16_lossy(&out), spans, calls)
+}
+
+#[test]
+fn strips_a_call_to_a_tool_not_on_offer_in_unmistakable_markup() {
+    // (leak, the tool it names, its input)
+    let cases = [
+        ("<tool_call>\n{\"name\": \"delete_file\", \"arguments\": {\"path\": \"/tmp\"}}\n</tool_call>", "delete_file", r#"{"path":"/tmp"}"#),
+        ("<|tool_calls_section_begin|><|tool_call_begin|>functions.web.search:0<|tool_call_argument_begin|>{\"q\": \"x\"}<|tool_call_end|><|tool_calls_section_end|>", "web.search", r#"{"q":"x"}"#),
+        ("[TOOL_CALLS]send_mail[ARGS]{\"to\": \"a@b.c\"}", "send_mail", r#"{"to":"a@b.c"}"#),
+        ("<function=run_shell>\n<parameter=command>\nls -la\n</parameter>\n</function>", "run_shell", r#"{"command":"ls -la"}"#),
+        ("<tool_call>\n<function=run_shell>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>", "run_shell", r#"{"command":"ls"}"#),
+        ("<function_calls>\n<invoke name=\"toolbox.web.answer\">\n<parameter name=\"query\">capital of France</parameter>\n</invoke>\n</function_calls>", "toolbox.web.answer", r#"{"query":"capital of France"}"#),
+        ("<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"Bash\">\n<｜DSML｜parameter name=\"command\" string=\"true\">ls</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>", "Bash", r#"{"command":"ls"}"#),
+        ("<tool_call>{\"type\": \"function\", \"function\": {\"name\": \"create\", \"arguments\": \"{\\\"title\\\": \\\"t\\\"}\"}}</tool_call>", "create", r#"{"title":"t"}"#),
+        ("```tool_call\n{\"name\": \"make_thing\", \"arguments\": {}}\n```", "make_thing", "{}"),
+    ];
+    for (leak, name, input) in cases {
+        let text = format!("Let me do that.\n{leak}\nDone.");
+        for chunk in [1, 2, 7, 1000] {
+            let (out, spans, calls) = run_calls(&["get_weather"], &text, chunk);
+            assert_eq!(out, "Let me do that.\n\nDone.", "{leak} in chunks of {chunk}");
+            assert_eq!(spans, vec![leak.to_owned()], "{leak} in chunks of {chunk}");
+            assert_eq!(
+                calls,
+                vec![(name.to_owned(), false, input.to_owned())],
+                "{leak} in chunks of {chunk}"
+            );
+        }
+    }
+    // A list may mix calls to offered tools and others; each is marked.
+    let mixed = "<tool_call>[{\"name\": \"get_weather\", \"arguments\": {}}, {\"name\": \"rm_rf\", \"arguments\": {\"p\": 1}}]</tool_call>";
+    let (out, _, calls) = run_calls(&["get_weather"], mixed, 3);
+    assert_eq!(out, "");
+    assert_eq!(
+        calls,
+        vec![
+            ("get_weather".to_owned(), true, "{}".to_owned()),
+            ("rm_rf".to_owned(), false, r#"{"p":1}"#.to_owned())
+        ]
+    );
+}
+
+#[test]
+fn leaves_what_is_no_call_to_a_tool_not_on_offer() {
+    let clean = [
+        // No strong wrapper.
+        "{\"name\": \"delete_file\", \"arguments\": {\"path\": \"/tmp\"}}",
+        "<invoke name=\"delete_file\"><parameter name=\"path\">/tmp</parameter></invoke>",
+        "functions.delete_file:0 {\"path\": \"/tmp\"}",
+        "delete_file[ARGS]{\"path\": \"/tmp\"}",
+        // A strong wrapper, but no call's body: a definition, a payload, a name alone, a title.
+        "<tool_call>{\"name\": \"delete_file\", \"description\": \"Deletes\", \"parameters\": {\"type\": \"object\"}}</tool_call>",
+        "<tool_call>{\"name\": \"delete_file\", \"parameters\": {\"type\": \"object\", \"properties\": {}}}</tool_call>",
+        "<tool_call>{\"model\": \"gpt-4o\", \"tools\": [{\"name\": \"delete_file\", \"arguments\": {}}]}</tool_call>",
+        "<tool_call>{\"name\": \"delete_file\"}</tool_call>",
+        "<tool_call>{\"name\": \"delete_file\", \"arguments\": \"not json\"}</tool_call>",
+        "<tool_call><invoke name=\"x\" partnerLink=\"p\"><parameter name=\"a\">v</parameter></invoke></tool_call>",
+        "<tool_call><thing>delete_file</thing></tool_call>",
+        // `<tag=NAME>` with element arguments, or no arguments.
+        "<function=delete_file>\n<path>/tmp</path>\n</function>",
+        "<function=delete_file></function>",
+        // Code.
+        "```xml\n<tool_call>\n{\"name\": \"delete_file\", \"arguments\": {}}\n</tool_call>\n```",
+        "```json\n{\"name\": \"delete_file\", \"arguments\": {}}\n```",
+        "The model wrote `<tool_call>{\"name\": \"delete_file\", \"arguments\": {}}</tool_call>` there.",
+        "Kimi writes `<|tool_call_begin|>functions.delete_file:0<|tool_call_argument_begin|>{}<|tool_call_end|>`.",
+    ];
+    for text in clean {
+        for chunk in [1, 3, 1000] {
+            for options in [Options::default(), drop_policy()] {
+                let (out, spans) = run_with(&["get_weather"], text, chunk, options);
+                assert_eq!(out, text, "chunks of {chunk}");
+                assert!(spans.is_empty(), "{text}: {spans:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn strips_the_residue_of_a_call() {
+    // (text, output, spans, calls)
+    let cases: [(&str, &str, &[&str], &[(&str, bool, &str)]); 10] = [
+        // An empty wrapper before and after a call.
+        ("A\n<tool_calls>\n</tool_calls>\n<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>\nB", "A\n\nB",
+            &["<tool_calls>\n</tool_calls>\n<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>"], &[("get_weather", true, "{}")]),
+        ("A <invoke name=\"get_weather\">{\"city\": \"x\"}</invoke> <function_calls></function_calls> B", "A  B",
+            &["<invoke name=\"get_weather\">{\"city\": \"x\"}</invoke> <function_calls></function_calls>"], &[("get_weather", true, r#"{"city":"x"}"#)]),
+        // Closers of a call whose opener the stream never showed, before and after one.
+        ("A\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\nB", "A\n\nB",
+            &["</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"], &[("get_weather", true, r#"{"city":"Paris"}"#)]),
+        ("A\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</parameter>\n</function>\n</tool_call>\nB", "A\n\nB",
+            &["<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</parameter>\n</function>\n</tool_call>"], &[("get_weather", true, r#"{"city":"Paris"}"#)]),
+        // Parameter tags whose head was lost: no call to report.
+        ("A\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\nB", "A\n\nB",
+            &["<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"], &[]),
+        // A call whose closers never came: to a blank line, a wrapper's closer, the end.
+        ("A\n<function=get_weather>\n<parameter=city>\nParis\n\nMore prose.", "A\n\n\nMore prose.",
+            &["<function=get_weather>\n<parameter=city>\nParis"], &[("get_weather", true, r#"{"city":"Paris"}"#)]),
+        ("A\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</tool_call>\nB", "A\n\nB",
+            &["<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</tool_call>"], &[("get_weather", true, r#"{"city":"Paris"}"#)]),
+        ("A\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=days>\n3\n</tool_call>\nB", "A\n\nB",
+            &["<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=days>\n3\n</tool_call>"], &[("get_weather", true, r#"{"city":"Paris","days":3}"#)]),
+        // The end may have cut the value: the call carries its raw text.
+        ("A\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3", "A\n",
+            &["<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3"],
+            &[("get_weather", true, "raw \"\\n<parameter name=\\\"city\\\">Paris</parameter>\\n<parameter name=\\\"days\\\">3\"")]),
+        ("<function=make_thing>\n<parameter=x>\n1\n\nThen prose.", "\n\nThen prose.", &["<function=make_thing>\n<parameter=x>\n1"], &[("make_thing", false, r#"{"x":1}"#)]),
+    ];
+    for (text, expected, leaks, called) in cases {
+        for chunk in [1, 2, 5, 1000] {
+            let (out, spans, calls) = run_calls(&["get_weather"], text, chunk);
+            assert_eq!(out, expected, "{text:?} in chunks of {chunk}");
+            assert_eq!(spans, leaks, "{text:?} in chunks of {chunk}");
+            let called: Vec<_> = called.iter().map(|&(n, o, i)| (n.to_owned(), o, i.to_owned())).collect();
+            assert_eq!(calls, called, "{text:?} in chunks of {chunk}");
+        }
+    }
+}
+
+#[test]
+fn leaves_closers_and_parameter_tags_that_no_leak_left() {
+    let clean = [
+        "<config>\n  <parameter name=\"city\">Paris</parameter>\n</config>",
+        "Close it with </parameter>, then </function>.",
+        "</parameter>\n</function>\n</tool_call>",
+        "<function>open</function> takes <parameter>flags</parameter></paramdef>",
+        "<invoke name=\"get_weather\" partnerLink=\"p\"><parameter name=\"a\">v</parameter></invoke>",
+        "<tool_calls>\n</tool_calls>",
+        "<parameter name=\"city\">Paris</parameter>\n</function>\n</tool_call>",
+        "<parameter=city>Paris</parameter> is how Qwen3-Coder writes an argument.",
+        "<function=get_weather> is how it names the tool, and <city>Paris</city> an argument.",
+        "<select name=\"get_weather\"><option>Paris",
+    ];
+    for text in clean {
+        for chunk in [1, 3, 1000] {
+            for options in [Options::default(), drop_policy()] {
+                let (out, spans) = run_with(&["get_weather"], text, chunk, options);
+                assert_eq!(out, text, "chunks of {chunk}");
+                assert!(spans.is_empty(), "{text}: {spans:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_end_takes_a_cut_off_call_or_special_token_under_either_policy() {
+    let cut = [
+        ("Sure. <|tool_call", "Sure. "),
+        ("Sure. <|tool_calls_sect", "Sure. "),
+        ("Sure. <｜tool▁calls", "Sure. "),
+        ("Sure.\n<|im_end|", "Sure.\n"),
+        ("Sure. <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Pa", "Sure. "),
+        ("Sure. <|tool_call_begin|>functions.get_weather:0 {\"city\"", "Sure. "),
+        ("Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call><|im_e", "Sure. "),
+        ("Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>\n</tool_ca", "Sure. "),
+    ];
+    for (text, expected) in cut {
+        for chunk in [1, 4, 1000] {
+            for options in [Options::default(), drop_policy()] {
+                let (out, spans) = run_with(&["get_weather"], text, chunk, options);
+                assert_eq!(out, expected, "{text:?} in chunks of {chunk}");
+                assert_eq!(spans.concat(), &text[expected.len()..], "{text:?} in chunks of {chunk}");
+            }
+        }
+    }
+    let kept = [
+        "The answer was cut mid-wo",
+        "a <",
+        "a <|",
+        "In a <| b, the bar is",
+        "a <| b",
+        "<div",
+        "<div class=\"x",
+        "Ask get_weather",
+        "{\"tool\": \"get_weather\", \"x\": 1",
+        "x <|a",
+        "Use `<|tool_call",
+        "```\n<|tool_call",
+    ];
+    for text in kept {
+        for chunk in [1, 4, 1000] {
+            for options in [Options::default(), drop_policy()] {
+                let (out, spans) = run_with(&["get_weather"], text, chunk, options);
+                assert_eq!(out, text, "{text:?} in chunks of {chunk}");
+                assert!(spans.is_empty(), "{text}: {spans:?}");
+            }
+        }
     }
 }

@@ -4,8 +4,13 @@
 //! the HTML elements, which never wrap one.
 
 use super::reader::{Closer, Level, Reader, MAX_OPENERS, MAX_STRAYS, MAX_TOKEN, MAX_WORD};
-use super::text::{is_tag_name_byte, is_tag_name_unit, is_word, optional, Reading, Stop, FULL_BAR};
+use super::text::{
+    ascii, is_tag_name_byte, is_tag_name_unit, is_word, optional, spells, Reading, Stop, FULL_BAR,
+};
 use crate::filter::tool_names::MAX_NAME;
+
+/// `▁`, the word joiner of DeepSeek's special tokens (`<｜tool▁calls▁begin｜>`).
+const LOW_BAR: u16 = 0x2581;
 
 impl Reader<'_> {
     /// The closers of `stack`, innermost first, from `at`; what is missing
@@ -35,7 +40,7 @@ impl Reader<'_> {
     }
 
     /// `</name>` at `at`, or `<end_X>` when `name` is `start_X`: where it ends.
-    fn closing_tag(&self, at: usize, name: &[u16]) -> Reading<Option<usize>> {
+    pub(super) fn closing_tag(&self, at: usize, name: &[u16]) -> Reading<Option<usize>> {
         let mut tag = vec![u16::from(b'<'), u16::from(b'/')];
         tag.extend_from_slice(name);
         tag.push(u16::from(b'>'));
@@ -54,8 +59,10 @@ impl Reader<'_> {
         Ok(None)
     }
 
-    /// Special tokens and stray closers right after a leak (space between
-    /// allowed): where they end, `at` if there are none.
+    /// Special tokens, empty wrappers and stray closers (of a call's parts,
+    /// or of wrappers named for tools or calls) right after a leak (space
+    /// between allowed); at the end of the text, one the end cut off.
+    /// Where they end, `at` if there are none.
     pub(super) fn strays(&self, mut at: usize) -> Reading<usize> {
         for _ in 0..MAX_STRAYS {
             let from = self.skip_space_to_end(at)?;
@@ -63,14 +70,19 @@ impl Reader<'_> {
                 at = end;
                 continue;
             }
+            if let Some(end) = self.empty_wrapper(from)? {
+                at = end;
+                continue;
+            }
             match optional(self.tag(from))? {
-                Some(tag) if tag.closing && is_toolish(&tag.name) && !is_html(&tag.name) => at = tag.end,
+                Some(tag) if tag.closing && closes_a_call(&tag.name) => at = tag.end,
                 _ => {
                     // A token or closer the end cut off.
                     let open = Reader { complete: false, ..*self };
-                    let cut_off = self.cut
+                    let cut_off = self.complete
                         && from < self.text.len()
                         && (open.special_token(from) == Err(Stop::More)
+                            || self.cut_off_marker(from)
                             || (matches!(open.literal(from, "</"), Ok(true) | Err(Stop::More))
                                 && matches!(open.tag(from), Err(Stop::More))));
                     if cut_off {
@@ -81,6 +93,61 @@ impl Reader<'_> {
             }
         }
         Ok(at)
+    }
+
+    /// Whether the text, from `at` to its end, is a special token the end
+    /// cut off: `<|` or `<｜`, a word of two or more letters, digits, `_`
+    /// or `▁` that begins with a letter, perhaps its closing bar, and
+    /// nothing after it (`<|tool_call`, `<｜tool▁calls`, `<|im_end|`); or
+    /// DeepSeek's namespaced tag so cut (`<｜DSML｜tool_calls`).
+    /// No prose ends so: `<|` with no word glued to it (`a <| b` in math,
+    /// a lone `<|`) is not one, and neither is any text after which more
+    /// follows.
+    pub(super) fn cut_off_token(&self, at: usize) -> bool {
+        let Some(rest) = self.text.get(at..) else { return false };
+        let [open, bar, word @ ..] = rest else { return false };
+        if *open != u16::from(b'<') || !(*bar == u16::from(b'|') || *bar == FULL_BAR) {
+            return false;
+        }
+        let word = word.strip_suffix(&[*bar]).unwrap_or(word);
+        // DeepSeek's namespaced tags read as its tokens do: `<｜DSML｜tool_calls`.
+        let word = match word.iter().position(|&unit| unit == FULL_BAR) {
+            Some(at) if *bar == FULL_BAR => {
+                let (namespace, local) = (&word[..at], &word[at + 1..]);
+                if namespace.is_empty()
+                    || !local.iter().all(|&unit| ascii(unit).is_some_and(is_tag_name_byte))
+                {
+                    return false;
+                }
+                namespace
+            }
+            _ => word,
+        };
+        word.len() >= 2
+            && ascii(word[0]).is_some_and(|b| b.is_ascii_alphabetic())
+            && word.iter().all(|&unit| is_word(unit) || unit == LOW_BAR)
+    }
+
+    /// Whether the text, from `at` to its end, is a bracket marker the end
+    /// cut off (`[END_TOOL_CA`, `[/TOOL`): `[`, then only capitals, digits,
+    /// `_` and `/`. Read only right after a leak.
+    fn cut_off_marker(&self, at: usize) -> bool {
+        let Some([open, rest @ ..]) = self.text.get(at..) else { return false };
+        *open == u16::from(b'[')
+            && rest.iter().all(|&unit| {
+                ascii(unit).is_some_and(|b| matches!(b, b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'/'))
+            })
+    }
+
+    /// An empty wrapper at `at`: a tag named for tools or calls and its own
+    /// closing tag, nothing but space between. Where it ends.
+    pub(super) fn empty_wrapper(&self, at: usize) -> Reading<Option<usize>> {
+        let Some(tag) = optional(self.tag(at))? else { return Ok(None) };
+        if tag.closing || tag.self_closing || !is_toolish(&tag.name) || is_html(&tag.name) {
+            return Ok(None);
+        }
+        let close = self.skip_space(tag.end)?;
+        self.closing_tag(close, &tag.name)
     }
 
     /// Special tokens back to back from `at` (space between them allowed):
@@ -392,9 +459,39 @@ pub(super) struct Tag {
 }
 
 /// Whether a tag's, marker's or namespace's name says it wraps tool calls.
-fn is_toolish(name: &[u16]) -> bool {
+pub(super) fn is_toolish(name: &[u16]) -> bool {
     let name = String::from_utf16_lossy(name).to_ascii_lowercase();
     name.contains("tool") || name.contains("call")
+}
+
+/// The elements a call is made of, besides its wrapper: a closing tag of
+/// one of these right against a leak is the leak's own.
+const CALL_PARTS: [&str; 9] =
+    ["parameter", "param", "function", "invoke", "arg_key", "arg_value", "argument", "arguments", "args"];
+
+/// A tag's name without its `｜NS｜` namespace.
+pub(super) fn local_name(name: &[u16]) -> &[u16] {
+    match name.first() {
+        Some(&bar) if bar == u16::from(b'|') || bar == FULL_BAR => {
+            match name[1..].iter().position(|&u| u == bar) {
+                Some(at) => &name[at + 2..],
+                None => name,
+            }
+        }
+        _ => name,
+    }
+}
+
+/// Whether a tag's name is one of a call's own elements ([`CALL_PARTS`]).
+fn is_call_part(name: &[u16]) -> bool {
+    let local = local_name(name);
+    CALL_PARTS.iter().any(|part| spells(local, part))
+}
+
+/// Whether a closing tag with this name may be a leak's residue: a call's
+/// part, or a wrapper named for tools or calls (no HTML element).
+pub(super) fn closes_a_call(name: &[u16]) -> bool {
+    is_call_part(name) || (is_toolish(name) && !is_html(name))
 }
 
 /// The HTML elements: a tag named so is a document's, never a wrapper.
@@ -517,15 +614,6 @@ const HTML: &[&str] = &[
 
 pub(super) fn is_html(name: &[u16]) -> bool {
     // A `｜NS｜` namespace is no part of the element's name.
-    let local = match name.first() {
-        Some(&bar) if bar == u16::from(b'|') || bar == FULL_BAR => {
-            match name[1..].iter().position(|&u| u == bar) {
-                Some(at) => &name[at + 2..],
-                None => name,
-            }
-        }
-        _ => name,
-    };
-    let local = String::from_utf16_lossy(local).to_ascii_lowercase();
+    let local = String::from_utf16_lossy(local_name(name)).to_ascii_lowercase();
     HTML.binary_search(&local.as_str()).is_ok()
 }
