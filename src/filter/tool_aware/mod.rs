@@ -55,6 +55,7 @@
 //! one by one, and what streaming costs.
 
 mod arguments;
+mod attributes;
 mod bare;
 mod code;
 mod heads;

@@ -59,8 +59,10 @@ impl Reader<'_> {
     pub(super) fn strays(&self, mut at: usize) -> Reading<usize> {
         for _ in 0..MAX_STRAYS {
             let from = self.skip_space_to_end(at)?;
-            if let Some(end) = optional(self.special_token(from))? {
-                at = end;
+            // Special tokens, and the words glued between them (`<|close|>call<|sep|>`).
+            let run = self.token_run(from)?;
+            if run > from {
+                at = run;
                 continue;
             }
             match optional(self.tag(from))? {
