@@ -34,6 +34,9 @@ impl Reader<'_> {
                 if let Some(found) = self.attribute_head(at, level)? {
                     return Ok(one(Some(found)));
                 }
+                if let Some(found) = optional(self.narrated_head(at, level))? {
+                    return Ok(one(Some(found)));
+                }
                 self.bare_head(at, level).map(one)
             }
         }

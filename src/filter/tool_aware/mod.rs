@@ -57,10 +57,13 @@
 mod arguments;
 mod attributes;
 mod bare;
+mod channels;
 mod code;
 mod heads;
 mod json_calls;
 mod keys;
+mod narrated;
+mod python_line;
 mod reader;
 mod skip;
 mod stage;

@@ -6,6 +6,7 @@
 
 use std::cell::Cell;
 
+use super::channels::is_channel_word;
 use super::text::{ascii, is_space, Reading, Stop};
 use super::tools::Tools;
 use crate::filter::json::shows_tool_call;
@@ -79,6 +80,9 @@ pub(super) struct Reader<'a> {
     /// Whether only spaces and tabs stand between the candidate and the
     /// start of its line (or the end of the last leak, or of the text).
     pub(super) blank: bool,
+    /// Whether the blanks before the candidate on its line indent it as a
+    /// markdown code block's line (see [`Line::CODE_INDENT`](super::code::Line::CODE_INDENT)).
+    pub(super) indented: bool,
     /// The furthest unit read, for the reading credit.
     pub(super) far: &'a Cell<usize>,
     /// The text is complete and what it cut off is dropped: a special token
@@ -181,8 +185,20 @@ impl Reader<'_> {
         self.tools.name_at(self.text, at, self.complete)
     }
 
-    /// A whole leak beginning at `start`.
+    /// A whole leak beginning at `start`: calls, or a channel header alone.
     pub(super) fn leak(&self, start: usize) -> Reading<Leak> {
+        match self.call_leak(start) {
+            Err(Stop::No) => {}
+            other => return other,
+        }
+        match self.lone_channel_header(start)? {
+            Some(end) => Ok(Leak { end: self.strays(end)?, calls: Vec::new() }),
+            None => Err(Stop::No),
+        }
+    }
+
+    /// A leak of calls beginning at `start`.
+    fn call_leak(&self, start: usize) -> Reading<Leak> {
         let (mut stack, level, mut calls, mut end) = self.one_call(start, true, Level::None)?;
         // More calls under the wrappers still open; when none follows, the
         // innermost wrapper is closed (a call's own, say) and more calls
@@ -278,6 +294,14 @@ impl Reader<'_> {
         if glued || self.literal(i, " to=functions.")? {
             return Ok(self
                 .bare_head(i + 1, Level::None)?
+                .map(|(call, end)| (Vec::new(), Level::None, vec![call], end)));
+        }
+        // A harmony header whose tokens were removed, its recipient
+        // without `functions.` (`commentary to=NAME json{…}`): the channel
+        // word makes `to=NAME` a head, as a token before it would.
+        if is_channel_word(&self.text[start..i]) && self.literal(i, " to=")? {
+            return Ok(self
+                .bare_head(i + 1, Level::Weak)?
                 .map(|(call, end)| (Vec::new(), Level::None, vec![call], end)));
         }
         let word = &self.text[start..i];

@@ -5,6 +5,7 @@
 use aho_corasick::packed::{self, Searcher};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 
+use super::narrated::NARRATION_LEADS;
 use super::text::{ascii, Reading, Stop};
 use crate::filter::json::string_units;
 use crate::filter::tool_names::{first_fault, Tool};
@@ -94,7 +95,7 @@ impl Tools {
         let literals: Vec<Vec<u8>> = tools
             .iter()
             .map(|tool| tool.name.iter().copied().map(narrowed).collect())
-            .chain(LEAD_PREFIXES.iter().map(|prefix| prefix.as_bytes().to_vec()))
+            .chain(LEAD_PREFIXES.iter().chain(&NARRATION_LEADS).map(|prefix| prefix.as_bytes().to_vec()))
             .collect();
         let leads = Leads::new(&literals)
             .ok_or_else(|| ToolsError { tool: 0, reason: "the tool list cannot be searched".to_owned() })?;
@@ -188,11 +189,12 @@ impl Tools {
 }
 
 /// The distinctive prefixes' first word: what [`Tools::leads`]
-/// finds besides the names.
+/// finds besides the names (and the narrations' openings,
+/// [`NARRATION_LEADS`]).
 const LEAD_PREFIXES: [&str; 3] = ["functions.", "to=", "default_api"];
 
-/// The length of the longest of [`LEAD_PREFIXES`].
-pub(super) const LONGEST_PREFIX: usize = "default_api".len();
+/// The length of the longest of [`LEAD_PREFIXES`] and [`NARRATION_LEADS`].
+pub(super) const LONGEST_PREFIX: usize = "assistant called tool ".len();
 
 /// Where, from `from`, the next offered name or distinctive prefix begins
 /// (as [`Tools::leads`] finds them in `narrow`, the text narrowed by
