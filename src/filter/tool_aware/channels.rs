@@ -28,8 +28,9 @@ use super::text::Reading;
 const CHANNELS: [&str; 3] = ["analysis", "commentary", "final"];
 
 impl Reader<'_> {
-    /// A channel header that stands alone at `at`, where it may: where it ends.
-    pub(super) fn lone_channel_header(&self, at: usize) -> Reading<Option<usize>> {
+    /// A channel header that stands alone at `at`, where it may (see the
+    /// module doc; anywhere right after a leak, `after_leak`): where it ends.
+    pub(super) fn lone_channel_header(&self, at: usize, after_leak: bool) -> Reading<Option<usize>> {
         let mut i = at;
         let mut turn = false;
         if self.literal(i, "<|end|>")? {
@@ -43,7 +44,7 @@ impl Reader<'_> {
                 i += "assistant".len();
             }
         }
-        if !(turn || self.blank) || !self.literal(i, "<|channel|>")? {
+        if !(turn || self.blank || after_leak) || !self.literal(i, "<|channel|>")? {
             return Ok(None);
         }
         i += "<|channel|>".len();

@@ -191,7 +191,7 @@ impl Reader<'_> {
             Err(Stop::No) => {}
             other => return other,
         }
-        match self.lone_channel_header(start)? {
+        match self.lone_channel_header(start, false)? {
             Some(end) => Ok(Leak { end: self.strays(end)?, calls: Vec::new() }),
             None => Err(Stop::No),
         }
