@@ -83,7 +83,8 @@ pub(super) fn pythonic(units: &[u16]) -> Option<Value> {
 /// Python's own keyword arguments, `city="Paris", days=3` (no `:`), at
 /// least one, each value a literal: as a JSON object.
 pub(super) fn python_keywords(units: &[u16]) -> Option<Value> {
-    keyword_arguments(units, &['=']).filter(|value| value.as_object().is_some_and(|object| !object.is_empty()))
+    keyword_arguments(units, &['='])
+        .filter(|value| value.as_object().is_some_and(|object| !object.is_empty()))
 }
 
 /// Keyword arguments, each key and its value between one of `separators`.

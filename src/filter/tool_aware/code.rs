@@ -109,7 +109,11 @@ impl Line {
         Line {
             blank,
             quoted: self.quoted != (unit == u16::from(b'`')),
-            indent: if blank { self.indent.saturating_add(columns).min(Line::CODE_INDENT) } else { self.indent },
+            indent: if blank {
+                self.indent.saturating_add(columns).min(Line::CODE_INDENT)
+            } else {
+                self.indent
+            },
         }
     }
 }

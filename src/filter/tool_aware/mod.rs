@@ -75,4 +75,6 @@ pub(crate) use stage::CallStage;
 pub use tools::{Tools, ToolsError};
 
 #[cfg(test)]
+mod kinds_tests;
+#[cfg(test)]
 mod tests;

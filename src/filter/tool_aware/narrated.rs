@@ -29,8 +29,14 @@ use crate::filter::strip::ParsedCall;
 
 /// Where a narration may begin, besides an offered name: what the lead
 /// search finds (see [`super::tools`]).
-pub(super) const NARRATION_LEADS: [&str; 6] =
-    ["Assistant called tool ", "assistant called tool ", "Called tool ", "called tool ", "Calling tool ", "calling tool "];
+pub(super) const NARRATION_LEADS: [&str; 6] = [
+    "Assistant called tool ",
+    "assistant called tool ",
+    "Called tool ",
+    "called tool ",
+    "Calling tool ",
+    "calling tool ",
+];
 
 const ROLES: [&str; 2] = ["Assistant ", "assistant "];
 const VERBS: [&str; 4] = ["called tool ", "Called tool ", "calling tool ", "Calling tool "];
@@ -66,7 +72,10 @@ impl Reader<'_> {
         if self.literal(i, " (")? {
             let id = i + 2;
             let mut j = id;
-            while self.byte(j)?.is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')) {
+            while self
+                .byte(j)?
+                .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+            {
                 j += 1;
                 if j - id > MAX_ID {
                     return Ok(None);
@@ -133,7 +142,8 @@ fn first_literal(reader: &Reader<'_>, at: usize, literals: &[&'static str]) -> R
 /// Whether a narration's `: NAME` may begin at the `:` that starts `rest`:
 /// blanks, then an offered name (or the text ends before that is decided).
 pub(super) fn colon_may_lead(rest: &[u16], name_may_begin: impl Fn(&[u16]) -> bool) -> bool {
-    let blanks = rest[1..].iter().take_while(|&&unit| unit == u16::from(b' ') || unit == u16::from(b'\t')).count();
+    let blanks =
+        rest[1..].iter().take_while(|&&unit| unit == u16::from(b' ') || unit == u16::from(b'\t')).count();
     let name = &rest[1 + blanks..];
     name.is_empty() || name_may_begin(name)
 }

@@ -41,7 +41,8 @@ impl Reader<'_> {
         if !alone {
             return Ok(None);
         }
-        Ok(python_keywords(&self.text[paren + 1..end - 1]).map(|input| (ParsedCall { tool, input: Ok(input) }, end)))
+        Ok(python_keywords(&self.text[paren + 1..end - 1])
+            .map(|input| (ParsedCall { tool, input: Ok(input) }, end)))
     }
 
     /// Where the group opened at `paren` closes, if it does before its line

@@ -90,7 +90,9 @@ fn word_may_lead(tools: &Tools, rest: &[u16]) -> bool {
             return true
         }
         // A narration's opening (`Assistant called tool `).
-        Some(b'A' | b'a' | b'C' | b'c') if NARRATION_LEADS.iter().any(|lead| agrees(lead, rest)) => return true,
+        Some(b'A' | b'a' | b'C' | b'c') if NARRATION_LEADS.iter().any(|lead| agrees(lead, rest)) => {
+            return true
+        }
         _ => {}
     }
     tools.name_may_begin(rest)

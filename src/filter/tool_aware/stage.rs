@@ -239,8 +239,7 @@ impl CallStage {
             let fence = unit == u16::from(b'`') && line.blank;
             if credit >= 0 && !line.quoted && may_begin(tools, text, at, before, line.blank) {
                 far.set(at);
-                let reader =
-                    Reader {
+                let reader = Reader {
                     text,
                     tools,
                     complete,
