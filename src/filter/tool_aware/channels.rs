@@ -12,7 +12,7 @@
 //! (`<|channel|>commentary to=NAME <|constrain|>json<|message|>{…}`); this
 //! file reads a header that no call follows, and a header whose special
 //! tokens were already removed (`commentary to=NAME json{…}`, see
-//! [`is_channel_word`]).
+//! [`is_channel_word`](super::reader::is_channel_word)).
 //!
 //! Why a header alone cannot be prose or code: it is made only of harmony's
 //! own special tokens and a channel name, in harmony's order. A document
@@ -67,13 +67,4 @@ impl Reader<'_> {
         }
         Ok(self.literal(i, "<|message|>")?.then_some(i + "<|message|>".len()))
     }
-}
-
-/// Whether a line's first word is a harmony channel whose special tokens
-/// were removed, before `to=NAME`: `commentary`, `analysis`, `assistant`,
-/// or `assistant` glued to a channel (`assistantcommentary`).
-pub(super) fn is_channel_word(word: &[u16]) -> bool {
-    let word = String::from_utf16_lossy(word);
-    let channel = word.strip_prefix("assistant").unwrap_or(&word);
-    channel.is_empty() || ["analysis", "commentary"].contains(&channel)
 }

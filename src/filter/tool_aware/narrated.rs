@@ -1,4 +1,4 @@
-//! Narrated calls: a model that imitates a harness's transcript of a call
+//! Narrated calls (their openings are leads, [`NARRATION_LEADS`](super::tools::NARRATION_LEADS)): a model that imitates a harness's transcript of a call
 //! instead of making it.
 //!
 //! ```text
@@ -26,17 +26,6 @@ use serde_json::Value;
 use super::reader::{Level, Reader};
 use super::text::Reading;
 use crate::filter::strip::ParsedCall;
-
-/// Where a narration may begin, besides an offered name: what the lead
-/// search finds (see [`super::tools`]).
-pub(super) const NARRATION_LEADS: [&str; 6] = [
-    "Assistant called tool ",
-    "assistant called tool ",
-    "Called tool ",
-    "called tool ",
-    "Calling tool ",
-    "calling tool ",
-];
 
 const ROLES: [&str; 2] = ["Assistant ", "assistant "];
 const VERBS: [&str; 4] = ["called tool ", "Called tool ", "calling tool ", "Calling tool "];

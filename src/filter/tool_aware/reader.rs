@@ -6,7 +6,6 @@
 
 use std::cell::Cell;
 
-use super::channels::is_channel_word;
 use super::text::{ascii, is_space, Reading, Stop};
 use super::tools::Tools;
 use crate::filter::json::shows_tool_call;
@@ -39,6 +38,15 @@ pub(super) const MAX_GAP_JUNK: usize = 32;
 
 /// The call prefixes that make a bare name distinctive.
 pub(super) const DISTINCTIVE: [&str; 4] = ["to=functions.", "functions.", "default_api:", "default_api."];
+
+/// Whether a line's first word is a harmony channel whose special tokens
+/// were removed, before `to=NAME`: `commentary`, `analysis`, `assistant`,
+/// or `assistant` glued to a channel (`assistantcommentary`).
+pub(super) fn is_channel_word(word: &[u16]) -> bool {
+    let word = String::from_utf16_lossy(word);
+    let channel = word.strip_prefix("assistant").unwrap_or(&word);
+    channel.is_empty() || ["analysis", "commentary"].contains(&channel)
+}
 
 /// How strongly the openers read so far say "a call follows".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

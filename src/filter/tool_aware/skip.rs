@@ -2,12 +2,11 @@
 //! that prose passes at memory speed and a try is made only where a leak
 //! may begin.
 
-use super::channels::is_channel_word;
 use super::code::Line;
-use super::narrated::{colon_may_lead, NARRATION_LEADS};
-use super::reader::{DISTINCTIVE, MAX_WORD};
+use super::narrated::colon_may_lead;
+use super::reader::{is_channel_word, DISTINCTIVE, MAX_WORD};
 use super::text::{ascii, is_word, FULL_BAR};
-use super::tools::{narrow_into, next_lead, Tools, LONGEST_PREFIX};
+use super::tools::{narrow_into, next_lead, Tools, LONGEST_PREFIX, NARRATION_LEADS};
 use crate::filter::scan::{Bitmap, Classes};
 
 /// Whether a leak could begin at `at`.

@@ -5,7 +5,6 @@
 use aho_corasick::packed::{self, Searcher};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 
-use super::narrated::NARRATION_LEADS;
 use super::text::{ascii, Reading, Stop};
 use crate::filter::json::string_units;
 use crate::filter::tool_names::{first_fault, Tool};
@@ -192,6 +191,17 @@ impl Tools {
 /// finds besides the names (and the narrations' openings,
 /// [`NARRATION_LEADS`]).
 const LEAD_PREFIXES: [&str; 3] = ["functions.", "to=", "default_api"];
+
+/// Where a narrated call may begin, besides an offered name (see
+/// `narrated`): the transcript's role and verb.
+pub(super) const NARRATION_LEADS: [&str; 6] = [
+    "Assistant called tool ",
+    "assistant called tool ",
+    "Called tool ",
+    "called tool ",
+    "Calling tool ",
+    "calling tool ",
+];
 
 /// The length of the longest of [`LEAD_PREFIXES`] and [`NARRATION_LEADS`].
 pub(super) const LONGEST_PREFIX: usize = "assistant called tool ".len();
