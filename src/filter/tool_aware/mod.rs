@@ -8,8 +8,11 @@
 //!
 //! ```text
 //! leak    = lead? opener* head args (separator opener* head args)* closer* stray*
+//!         | header stray*               (a harmony channel header alone, at a line's start or
+//!                                        opening with <|end|> or <|start|>: `channels`)
 //! lead    = word to= | word:            (at a line's start, a channel word before a distinctive
 //!                                        head: `commentary to=functions.NAME`, `Lie:default_api:NAME`)
+//!         | channel to=                 (harmony's channel word, tokens removed: `commentary to=NAME`)
 //!         | word\n                      (a lone lowercase word line before a tag head: `court`)
 //! opener  = <|token|> | <｜token｜> | <|token> | <token|>       (special tokens: strong)
 //!         | <tag …> | <｜NS｜tag …> | [MARKER]                (no HTML element: strong when the
@@ -23,17 +26,28 @@
 //!         | {tool => "NAME", args => …}                       (strong only)
 //!         | functions.NAME | to=functions.NAME | default_api:NAME | NAME[ARGS]  (distinctive)
 //!         | NAME.call | NAME                                  (bare)
+//!         | word key="v"… <|token|> entries                    (after a special token, an attribute
+//!                                        naming NAME: `<|open|>call tool="NAME" index="1"<|sep|>`)
+//!         | role? verb tool NAME (id)? with what: JSON | :? NAME Args :JSON   (a narration,
+//!                                        its JSON ending its line: `narrated`)
+//!         | NAME(k=v, …)                (no wrapper, alone on its line, literal keyword
+//!                                        arguments: `python_line`)
 //! args    = JSON object (or a loose one, `{key:<|"|>v<|"|>}`, `{key:"v"}`; kept raw if it
 //!           does not parse) | (pythonic, `k=v` or `k: v`)
 //!         | <key>v</key>… | <parameter=k>v</parameter>… | <parameter name="k" string="true">v</parameter>…
 //!         | <arg_key>k</arg_key><arg_value>v</arg_value>…    (the list ends at whatever is no pair)
+//! entries = (<|token|> word key="k" type="t"? <|token|> value <|token|>word<|token|>)*
+//!           (the value typed by `type`; or one `json` entry holding the whole object)
 //! gap     = between a bare name and its arguments: space, `:0`, special tokens, markers,
 //!           a ```json fence, up to two short lowercase words (`commentary json`), and
 //!           after a distinctive head a run of stray non-ASCII (a garbled stream's)
 //! closer  = </tag> (or <end_X> for <start_X>) for each tag opened, ], [/MARKER],
 //!           ``` for a fence (required), any special token
-//! stray   = a special token, or a closing tag whose name holds `tool` or `call`,
+//! stray   = a special token (and a word glued between two: `<|close|>call<|sep|>`), a
+//!           harmony channel header, or a closing tag whose name holds `tool` or `call`,
 //!           that nothing opened; under `openSpanAtEnd: 'drop'`, one the end cut off
+//! header  = <|end|>? (<|start|> assistant?)? <|channel|> analysis|commentary|final
+//!           (<|constrain|> word)? <|message|>
 //! ```
 //!
 //! A leak's calls are read out: the tool (its index in the list) and the
