@@ -232,11 +232,15 @@ impl Reader<'_> {
         }
     }
 
-    /// A word of letters, digits and `_` at `at` followed by a special
-    /// token's `<`: where the word ends.
+    /// A word of lowercase letters, digits and `_` (a role's, a channel's,
+    /// a closer's: `call`, `assistant`; not a sentence's `Hello`) at `at`
+    /// followed by a special token's `<`: where the word ends.
     pub(super) fn glued_word(&self, at: usize) -> Reading<Option<usize>> {
         let mut i = at;
-        while self.peek(i)?.is_some_and(is_word) {
+        while self
+            .peek(i)?
+            .is_some_and(|unit| is_word(unit) && !ascii(unit).is_some_and(|b| b.is_ascii_uppercase()))
+        {
             i += 1;
             if i - at > MAX_WORD {
                 return Ok(None);
