@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 
-use super::text::{ascii, is_space, Reading, Stop};
+use super::text::{ascii, is_space, spells, Reading, Stop};
 use super::tools::Tools;
 use crate::filter::json::shows_tool_call;
 use crate::filter::strip::ParsedCall;
@@ -43,9 +43,11 @@ pub(super) const DISTINCTIVE: [&str; 4] = ["to=functions.", "functions.", "defau
 /// were removed, before `to=NAME`: `commentary`, `analysis`, `assistant`,
 /// or `assistant` glued to a channel (`assistantcommentary`).
 pub(super) fn is_channel_word(word: &[u16]) -> bool {
-    let word = String::from_utf16_lossy(word);
-    let channel = word.strip_prefix("assistant").unwrap_or(&word);
-    channel.is_empty() || ["analysis", "commentary"].contains(&channel)
+    let channel = match word.get(..9) {
+        Some(role) if spells(role, "assistant") => &word[9..],
+        _ => word,
+    };
+    channel.is_empty() || spells(channel, "analysis") || spells(channel, "commentary")
 }
 
 /// How strongly the openers read so far say "a call follows".
@@ -307,7 +309,7 @@ impl Reader<'_> {
         // A harmony header whose tokens were removed, its recipient
         // without `functions.` (`commentary to=NAME json{…}`): the channel
         // word makes `to=NAME` a head, as a token before it would.
-        if is_channel_word(&self.text[start..i]) && self.literal(i, " to=")? {
+        if self.literal(i, " to=")? && is_channel_word(&self.text[start..i]) {
             return Ok(self
                 .bare_head(i + 1, Level::Weak)?
                 .map(|(call, end)| (Vec::new(), Level::None, vec![call], end)));
