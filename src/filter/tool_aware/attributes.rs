@@ -146,7 +146,11 @@ impl Reader<'_> {
         let mut object = Map::new();
         let mut end = at;
         loop {
-            let from = self.skip_space(end)?;
+            // (A call whose closers the text's end cut off ends here.)
+            let from = match self.skip_space(end) {
+                Err(Stop::No) => break,
+                other => other?,
+            };
             if object.is_empty() && self.is(from, b'{')? {
                 return self.json_arguments(from);
             }

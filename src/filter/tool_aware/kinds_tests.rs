@@ -84,8 +84,13 @@ fn reads_attribute_heads_between_special_tokens() {
             "",
             &[("search web", json!({"q": "rust"})), ("terminal", json!({"cmd": "42", "ok": true}))],
         ),
-        // No arguments.
+        // No arguments; no closers before the text's end.
         ("<|open|>call tool=\"terminal\"<|sep|><|close|>call<|sep|>", "", &[("terminal", json!({}))]),
+        (
+            "<|open|>call tool=\"terminal\"<|sep|><|open|>argument key=\"cmd\"<|sep|>ls<|close|>argument<|sep|>",
+            "",
+            &[("terminal", json!({"cmd": "ls"}))],
+        ),
     ]);
     leaves(&[
         // A tag's attributes, not a token's; a token with prose after it; a tool that is not offered.
