@@ -1,5 +1,6 @@
-//! Narrated calls (their openings are leads, [`NARRATION_LEADS`](super::tools::NARRATION_LEADS)): a model that imitates a harness's transcript of a call
-//! instead of making it.
+//! Narrated calls: a model that imitates a harness's transcript of a call
+//! instead of making it. (The openings are leads the skip searches for:
+//! [`NARRATION_LEADS`](super::tools::NARRATION_LEADS).)
 //!
 //! ```text
 //! narrated = role? verb " tool " NAME (" (" ID ")")? " with " what ":" JSON   (at a line's start,
