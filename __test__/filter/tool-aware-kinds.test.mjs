@@ -437,3 +437,32 @@ describe('texts nearest each rule that are no leak pass unchanged', () => {
     });
   }
 });
+
+describe('soup of the new heads\' pieces: nothing lost, and the same in every chunking', () => {
+  // Random runs of the pieces these heads are made of, in any order: the
+  // filter must neither lose nor invent a unit, nor answer by where the
+  // chunks were cut (a held `:` before a name, a narration's lead cut in
+  // two, an entry's value that runs to the end).
+  const PIECES = ['<|open|>', '<|sep|>', '<|close|>', '<｜o｜>', 'call', 'tools', 'argument', ' tool="get_weather"',
+    ' index="1"', ' key="city"', ' type="number"', ' type="string"', 'json', '{"city": "Paris"}', '{', '}', '3',
+    'Assistant ', 'called tool ', 'Calling tool ', 'get_weather', 'search', ' (call_1)', ' with arguments:', ' with args: ',
+    ': ', ':', ' Args ', 'Args :', '(', ')', 'city="x"', ', ', 'days=3', '\n', '    ', ' ', '>>> ', '```\n',
+    '<|channel|>', 'analysis', 'commentary', 'final', '<|message|>', '<|end|>', '<|start|>', 'assistant', ' to=',
+    '<|constrain|>', '<|call|>', 'Paris', 'é', '\ud800'];
+  const ALONE = [{ token: '\u0007never\u0007' }];
+  it(`${CLEAN_CASES} soups (seed ${SEED})`, () => {
+    const r = rng(SEED ^ 0x50a9);
+    allCases(CLEAN_CASES, (n) => {
+      const text = Array.from({ length: 5 + r.below(50) }, () => r.pick(PIECES)).join('');
+      const tools = r.chance(0.5) ? ['get_weather', 'search'] : toolList(r);
+      for (const openSpanAtEnd of ['emit', 'drop']) {
+        const results = chunkings(text, SEED + 90_000 + n).map((chunks) => filtered(chunks, { tools, openSpanAtEnd, patterns: ALONE }));
+        const where = `soup ${n} (seed ${SEED}, ${openSpanAtEnd}): ${JSON.stringify(text)}`;
+        for (const { out, strips } of results) {
+          assert.equal(out.length + strips.reduce((sum, s) => sum + s.span.length, 0), text.length, `nothing lost: ${where}`);
+          assert.deepEqual([out, strips.map((s) => s.span)], [results[0].out, results[0].strips.map((s) => s.span)], `every chunking: ${where}`);
+        }
+      }
+    });
+  });
+});
