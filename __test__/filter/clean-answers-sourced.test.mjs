@@ -32,6 +32,7 @@ const UNION_CHANGES = {
   'vllm-docs-xlam-parser-formats': QUOTED,
   'vllm-docs-olmo3-function-calls-tags': QUOTED,
   'llama31-prompt-format-builtin-tool-calling': QUOTED,
+  'harmony-format-docs-receiving-tool-calls': QUOTED,
 };
 
 function filtered(patterns, chunks, openSpanAtEnd) {
