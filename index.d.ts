@@ -354,6 +354,22 @@ export interface ArgumentChoice {
   readonly declaredEnums?: ReadonlySet<string>
 }
 
+/**
+ * Why a tool call's arguments are not what the tool's input schema admits,
+ * or `null` when they are: the test a leaked call passes before a guard
+ * turns it into a real tool call (heal). Both are JSON texts, as a tool
+ * call carries its arguments; `inputSchemaJson` `null` or `undefined` (a
+ * tool without a schema) admits any object. It reads the JSON Schema
+ * keywords tool schemas are written with (`type`, `properties`,
+ * `required`, `additionalProperties`, `items`, `prefixItems`, `enum`,
+ * `const`, `anyOf`, `oneOf`, `allOf`, `not`, bounds, `nullable`, local
+ * `$ref`s); one it does not know (`pattern`, `format`) constrains nothing.
+ *
+ * @param argumentsJson the call's arguments, as JSON text.
+ * @param inputSchemaJson the tool's input schema, as JSON text.
+ */
+export declare function argumentsMisfit(argumentsJson: string, inputSchemaJson?: string | null): string | null
+
 /** One witness of a finding. */
 export interface Assertion {
   readonly subject: SubjectRef

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.RunCorpus = nativeBinding.RunCorpus
 module.exports.ScaffoldRegistry = nativeBinding.ScaffoldRegistry
+module.exports.argumentsMisfit = nativeBinding.argumentsMisfit
 module.exports.AssertionStratum = nativeBinding.AssertionStratum
 module.exports.ContextErrorKind = nativeBinding.ContextErrorKind
 module.exports.danglingReferencesOf = nativeBinding.danglingReferencesOf

@@ -41,6 +41,7 @@ exports.OpenSpanPolicy = native.OpenSpanPolicy;
 exports.StripReason = native.StripReason;
 exports.SkippedToolReason = native.SkippedToolReason;
 exports.usableTools = native.usableTools;
+exports.argumentsMisfit = native.argumentsMisfit;
 exports.dispositionLedger = ledger.dispositionLedger;
 exports.CheckerDeadError = ledger.CheckerDeadError;
 exports.contextErrorIdentity = ledger.contextErrorIdentity;

@@ -12,8 +12,10 @@
 // that the wrong advice is not printed under it either. Kept here rather
 // than patched into the generated loader, the message needs no step after
 // `napi build`, and the published platforms are read from package.json's
-// optionalDependencies, the list npm installs from, so the message cannot
-// name a platform package that does not exist.
+// `napi.targets`, the list the release builds and publishes (its
+// `napi prepublish` step names each platform package in the released
+// package.json's optionalDependencies; a clone names none, since a lockfile
+// cannot name packages that are not published yet).
 
 const { readFileSync } = require('node:fs');
 
@@ -51,9 +53,24 @@ function platformSuffix() {
   return `${platform}-${arch}`;
 }
 
+/**
+ * The platforms a release publishes a binary package for, as napi-rs
+ * names them, from the Rust target triples in `napi.targets`.
+ */
+function publishedPlatforms(pkg) {
+  const cpus = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' };
+  return (pkg.napi?.targets ?? []).map((triple) => {
+    const [arch, , os, abi] = triple.split('-');
+    const cpu = cpus[arch] ?? arch;
+    if (os === 'darwin') return `darwin-${cpu}`;
+    if (os === 'windows') return `win32-${cpu}-${abi}`;
+    return `${os}-${cpu}-${abi}`;
+  });
+}
+
 function loadErrorMessage() {
   const pkg = require('../package.json');
-  const published = Object.keys(pkg.optionalDependencies ?? {}).map((name) => name.replace(/^seamguard-/, ''));
+  const published = publishedPlatforms(pkg);
   const platform = platformSuffix();
   const name = `seamguard-${platform}`;
   let installed = false;

@@ -4,7 +4,8 @@
 // 0. the lint gates (lint.mjs): rustfmt, clippy and rustdoc with warnings
 //    denied, and oxlint over the JavaScript;
 // 1. cargo test: the Rust core's own tests;
-// 2. the Node tests under the Node running this script, then under Node 22
+// 2. the Node tests (a line per file, failures in full: reporter.mjs)
+//    under the Node running this script, then under Node 22
 //    and 24 (installed from the npm registry into .runtimes/ the first time,
 //    see runtimes.mjs); the AI SDK 7 tests run only where `ai` 7 does, on
 //    Node 22 and later, and so do the OpenAI Agents SDK's and Mastra's;
@@ -44,12 +45,14 @@ run(process.execPath, ['scripts/lint.mjs']);
 step('cargo test');
 run('cargo', ['test', '--quiet']);
 
+// A line per file, each failure in full, a summary (reporter.mjs).
+const nodeTest = ['--test', '--test-reporter=./scripts/reporter.mjs', ...nodeTests];
 step(`node --test, Node ${process.versions.node}`);
-run(process.execPath, ['--test', ...nodeTests]);
+run(process.execPath, nodeTest);
 for (const runtime of RUNTIMES) {
   const node = ensureRuntime(runtime);
   step(`node --test, Node ${runtime.version}`);
-  run(node, ['--test', ...nodeTests]);
+  run(node, nodeTest);
 }
 
 for (const typescript of ['typescript', 'typescript-7']) {

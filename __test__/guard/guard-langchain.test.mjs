@@ -87,8 +87,11 @@ describe('LangChain.js: the stream seam', () => {
   // A call to a tool the agent does not offer is left alone.
   const NOT_OFFERED = ' [weather(city="Paris")]';
 
+  // FakeListChatModel answers every turn with the same leak, so these cases
+  // strip only (`heal: false`): healed, the call would run and the model
+  // leak it again, turn after turn. heal-langchain.test.mjs heals.
   it('a leaked call to an offered tool is stripped from the streamed chunks and from the state', async () => {
-    const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] } });
+    const guard = createGuard({ heal: false, argumentsFrom: { port_for_device: ['fabric_inventory'] } });
     // FakeListChatModel streams its answer one character a chunk.
     const model = new FakeListChatModel({ responses: [LEAK + NOT_OFFERED] });
     const agent = createAgent({ model, tools: toolsOf(RUNS.triage), middleware: [guard.middleware] });
@@ -110,7 +113,7 @@ describe('LangChain.js: the stream seam', () => {
   });
 
   it('the same answer generated whole is stripped the same way', async () => {
-    const guard = createGuard();
+    const guard = createGuard({ heal: false });
     const agent = createAgent({ model: new FakeListChatModel({ responses: [LEAK] }), tools: toolsOf(RUNS.triage), middleware: [guard] });
     const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'Which port?' }] });
     assert.equal(messages.at(-1).text, 'Sure.  Done.');

@@ -83,6 +83,7 @@ describe('OpenAI Agents SDK: the stream seam', { skip }, () => {
   // A call to a tool the agent does not offer is left alone.
   const NOT_OFFERED = ' [weather(city="Paris")]';
   const ANSWER = LEAK + NOT_OFFERED;
+  // Heal off: these cases are about the strip (heal-openai-agents.test.mjs heals).
 
   it('a leaked call to an offered tool is stripped from the streamed text, the final output and the history', async () => {
     const { ScriptedModel, assistantMessage, modelStream } = sdk.testing;
@@ -93,7 +94,7 @@ describe('OpenAI Agents SDK: the stream seam', { skip }, () => {
     const base = new ScriptedModel([
       modelStream([{ type: 'response_started' }, ...deltas, { type: 'response_done', response: { id: 'r1', usage, output: [message] } }]),
     ]);
-    const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] } });
+    const guard = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] }, heal: false });
     const agent = new sdk.Agent({ name: 'triage', model: guard.model(base), tools: toolsOf(RUNS.triage) });
     const result = await sdk.run(agent, 'Which port?', { stream: true });
     const streamed = [];
@@ -107,14 +108,14 @@ describe('OpenAI Agents SDK: the stream seam', { skip }, () => {
 
   it('generated whole, the answer is stripped the same way', async () => {
     const { ScriptedModel, assistantMessage } = sdk.testing;
-    const guard = createGuard();
+    const guard = createGuard({ heal: false });
     const agent = new sdk.Agent({ name: 'triage', model: guard.model(new ScriptedModel([[assistantMessage(ANSWER)]])), tools: toolsOf(RUNS.triage) });
     assert.equal((await sdk.run(agent, 'Which port?')).finalOutput, `Sure.  Done.${NOT_OFFERED}`);
   });
 
   it('modelProvider wraps the models a provider gives', async () => {
     const { ScriptedModel, assistantMessage } = sdk.testing;
-    const guard = createGuard();
+    const guard = createGuard({ heal: false });
     const provider = guard.modelProvider({ getModel: async () => new ScriptedModel([[assistantMessage(ANSWER)]]) });
     const runner = new sdk.Runner({ modelProvider: provider });
     const agent = new sdk.Agent({ name: 'triage', model: 'any-model', tools: toolsOf(RUNS.triage) });

@@ -72,12 +72,14 @@ describe('tool names no detection can use: the AI SDK', () => {
 });
 
 describe('tool names no detection can use: LangChain.js', () => {
+  // These cases are about the strip: FakeListChatModel leaks again at every
+  // turn, so a healed call would run turn after turn (heal: false).
   const tools = () =>
     ['get_weather', LONG, BROKEN].map((name) => langchainTool(async () => 'ok', { name, description: `The ${name} tool`, schema }));
 
   it('agent.invoke goes on, the leak of a usable tool is stripped, and it is said once', async () => {
     const { errors, onError } = collector();
-    const guard = createLangChainGuard({ onError });
+    const guard = createLangChainGuard({ onError, heal: false });
     const agent = createAgent({ model: new FakeListChatModel({ responses: [LEAK, LEAK] }), tools: tools(), middleware: [guard.middleware] });
     for (let n = 0; n < 2; n++) {
       const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'Weather?' }] });
@@ -89,7 +91,7 @@ describe('tool names no detection can use: LangChain.js', () => {
 
   it('streamed through guard.messages too', async () => {
     const { errors, onError } = collector();
-    const guard = createLangChainGuard({ onError });
+    const guard = createLangChainGuard({ onError, heal: false });
     const agent = createAgent({ model: new FakeListChatModel({ responses: [LEAK] }), tools: tools(), middleware: [guard.middleware] });
     const stream = await agent.stream({ messages: [{ role: 'user', content: 'Weather?' }] }, { streamMode: 'messages' });
     let text = '';
@@ -105,7 +107,8 @@ describe('tool names no detection can use: the OpenAI Agents SDK', { skip: NODE_
     const { ScriptedModel, assistantMessage } = await import('@openai/agents/testing');
     agents.setTracingDisabled(true);
     const { errors, onError } = collector();
-    const guard = createAgentsGuard({ onError });
+    // Heal off: the case is about the strip (heal-openai-agents.test.mjs heals).
+    const guard = createAgentsGuard({ onError, heal: false });
     const tools = ['get_weather', LONG, BROKEN].map((name) =>
       agents.tool({ name, description: `The ${name} tool`, parameters: { ...schema, required: ['city'], additionalProperties: false }, strict: false, execute: async () => 'ok' }),
     );

@@ -39,7 +39,7 @@ describe('createGuard: options are checked when the guard is made', () => {
   const cases = [
     [42, /options must be an object \(got number\)/],
     [[], /options must be an object \(got an array\)/],
-    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture, maxRuns; did you mean argumentsFrom\?\)/],
+    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture, maxRuns, heal, strip; did you mean argumentsFrom\?\)/],
     [{ maxRuns: 0 }, /options\.maxRuns must be a whole number of at least 1 \(got 0\)/],
     [{ maxRuns: '10' }, /options\.maxRuns must be a whole number of at least 1 \(got string\)/],
     [{ argumentsFrom: ['x'] }, /options\.argumentsFrom must be an object/],

@@ -37,8 +37,19 @@ describe('platform packages', () => {
     assert.deepEqual(readdirSync(join(root, 'npm')).sort(), [...platforms].sort());
   });
 
-  it('are optional dependencies of the main package, each at exactly its version', () => {
-    assert.deepEqual(pkg.optionalDependencies, Object.fromEntries(platforms.map((platform) => [`seamguard-${platform}`, pkg.version])));
+  it('are named by no file of a clone: the release names them, at exactly its version', () => {
+    // A lockfile cannot name a package that is not published, so a clone
+    // whose package.json named them would fail `npm ci`, and its `npm
+    // install` would ask the registry for names anyone could register.
+    assert.equal(pkg.optionalDependencies, undefined);
+    const lock = readFileSync(join(root, 'package-lock.json'), 'utf8');
+    for (const platform of platforms) assert.ok(!lock.includes(`seamguard-${platform}`), `package-lock.json names seamguard-${platform}`);
+    // The release adds them (napi prepublish, as napi-rs's template does)
+    // right before the main package is published, after the platform packages.
+    const release = readFileSync(join(root, '.github', 'workflows', 'release.yml'), 'utf8');
+    const prepublish = release.indexOf('npx napi prepublish -t npm');
+    assert.ok(prepublish > 0, 'the release workflow runs napi prepublish');
+    assert.ok(release.indexOf('npm publish --access public', prepublish) > prepublish, 'and publishes the main package after it');
   });
 
   for (const platform of platforms) {

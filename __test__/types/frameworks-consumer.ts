@@ -36,6 +36,9 @@ export async function streamed(): Promise<string> {
 createLangChainGuard({ argumentsFrom: { port_for_device: 'fabric_inventory' } });
 // @ts-expect-error findings are read, not written
 langchainGuard.findings = [];
+createLangChainGuard({ heal: false, strip: true });
+// @ts-expect-error heal is on or off
+createLangChainGuard({ heal: 'always' });
 
 // The OpenAI Agents SDK
 import { Agent, Runner, run, tool as agentsTool, type Model, type ModelProvider } from '@openai/agents';

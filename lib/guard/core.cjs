@@ -21,13 +21,14 @@ const { Runs } = require('./runs.cjs');
 const { closestNames } = require('./names.cjs');
 const { MESSAGE_KINDS } = require('./kinds.cjs');
 const { filterTools, sayLeftOut } = require('./tools.cjs');
+const { streamSeam } = require('./heal.cjs');
 const { FilterPlan, ScaffoldRegistry } = require('../filter/scaffolding-filter.cjs');
 
 // Marks the one error a guard throws into a run: a misspelt name in
 // `argumentsFrom` under `posture: 'dev'`.
 const MISUSE = Symbol('seamguard.misuse');
 
-const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns'];
+const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns', 'heal', 'strip'];
 const DEFAULT_MAX_RUNS = 1000;
 
 /** Every family's special tokens, compiled once for every plan `streamPlan` makes. */
@@ -62,7 +63,7 @@ function readOptions(options, who) {
     }
   }
   const grounds = new Map();
-  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS } = options;
+  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS, heal = true, strip = true } = options;
   if (!isRecord(argumentsFrom)) {
     throw new TypeError(`${who}: options.argumentsFrom must be an object of tool name to tool names (got ${describe(argumentsFrom)})`);
   }
@@ -95,7 +96,10 @@ function readOptions(options, who) {
   if (!Number.isSafeInteger(maxRuns) || maxRuns < 1) {
     throw new TypeError(`${who}: options.maxRuns must be a whole number of at least 1 (got ${typeof maxRuns === 'number' ? maxRuns : describe(maxRuns)})`);
   }
-  return { grounds, readers, onFinding, onError, posture, maxRuns };
+  for (const [name, value] of [['heal', heal], ['strip', strip]]) {
+    if (typeof value !== 'boolean') throw new TypeError(`${who}: options.${name} must be a boolean (got ${describe(value)})`);
+  }
+  return { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip };
 }
 
 /**
@@ -209,8 +213,13 @@ class Run {
  */
 class Guard {
   constructor(options, who) {
-    const { grounds, readers, onFinding, onError, posture, maxRuns } = readOptions(options, who);
+    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip } = readOptions(options, who);
     this.who = who;
+    // The stream seam: strip leaked calls from the answer's text, and heal
+    // those that may run into real tool calls (heal.cjs). Heal needs the
+    // strip: with `strip: false` the text is left as it is.
+    this.stripping = strip;
+    this.healing = strip && heal;
     this.grounds = grounds;
     this.readers = readers;
     this.onFinding = onFinding;
@@ -697,6 +706,22 @@ class Guard {
    */
   filterPlan(told) {
     return streamPlan({ tools: this.filterTools(told) });
+  }
+
+  /**
+   * The stream seam of one model call that told the model of `told` and
+   * lets it call `offered` (`[{ name, inputSchema }]` each): `plan` for
+   * every text of the call (undefined under `strip: false`), and
+   * `heal(realCalls)`, the leaked calls that may become real ones
+   * (heal.cjs `streamSeam`).
+   */
+  streamSeam(told, offered = told) {
+    return streamSeam({
+      strip: this.stripping,
+      heal: this.healing,
+      offered,
+      makePlan: (onStrip) => streamPlan({ tools: this.filterTools(told), onStrip }),
+    });
   }
 
   /** Hands `text` to onError as an Error, once per `what` for this guard. */

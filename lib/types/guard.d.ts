@@ -52,6 +52,23 @@ export interface GuardOptions {
    * judged as a new run (said once through `onError`).
    */
   readonly maxRuns?: number | undefined;
+  /**
+   * Whether a leaked call to a tool the model may call becomes a real tool
+   * call where the framework can run one (LangChain, the Agents SDK,
+   * Mastra): only when the answer made no real call, and only with
+   * arguments that were read and that the tool's input schema admits
+   * (`argumentsMisfit`). A call to a tool not on offer stays stripped and
+   * never runs. `true` by default. Findings are judged on the healed call.
+   * (The AI SDK guard strips nothing: there, `scaffoldingMiddleware({ heal })`
+   * heals.)
+   */
+  readonly heal?: boolean | undefined;
+  /**
+   * Whether the guard strips leaked calls from the answer's text (the
+   * stream seam). `true` by default; `false` leaves every text as the model
+   * wrote it and heals nothing: findings only.
+   */
+  readonly strip?: boolean | undefined;
 }
 
 /** The run a finding belongs to, as `onFinding` is told. */

@@ -24,9 +24,11 @@ export interface Guard extends GuardMiddleware, GuardRun {
   readonly middleware: GuardMiddleware;
   /**
    * The agent's `streamMode: 'messages'` stream with leaked tool calls
-   * stripped from the AI messages' text: one filter per streamed message, its
-   * held tail sent as one more chunk of the message. Every other item passes
-   * as it came.
+   * stripped from the AI messages' text: one filter per streamed message,
+   * from the tools of the model call that made it, its held tail sent as one
+   * more chunk of the message, with the calls the middleware healed from it
+   * as `tool_call_chunks` (the ids the agent's state holds). Every other item
+   * passes as it came; with `strip: false`, every item does.
    *
    * @throws {TypeError} naming the argument, when `stream` is not an async iterable.
    */
@@ -46,8 +48,11 @@ export interface Guard extends GuardMiddleware, GuardRun {
  * corpus in step with the request's messages and system message, judges each
  * armed tool result the model is about to read and the armed tools on offer,
  * and, when the answer arrives, its armed tool calls. It strips a leaked call
- * to a tool the model was offered from the answer's text (the stream seam);
- * it changes nothing else, and never throws into the run.
+ * from the answer's text (the stream seam) and heals it: a call to a tool
+ * the model may call, with arguments the tool's schema admits, in an answer
+ * that made no real tool call, becomes one of the AIMessage's `tool_calls`,
+ * which the agent runs (`heal: false` strips only; `strip: false` changes
+ * nothing). It changes nothing else, and never throws into the run.
  *
  * @throws {TypeError} naming the option, when an option is malformed.
  */

@@ -28,8 +28,13 @@ export interface Guard extends Processor<'seamguard'>, GuardRun {
  * prompt the model gets (`processLLMRequest`, after the processors listed
  * before it) and the answer's tool calls (`processOutputStep`), and judges
  * them as the AI SDK guard does; it strips a leaked call to a tool the step
- * offered from each streamed text (`processOutputStream`, which `generate`
- * runs too). It changes nothing else, and never throws into the run.
+ * told of from each streamed text (`processOutputStream`, which `generate`
+ * runs too). At the step's `finish`, when the model made no real tool call,
+ * a leaked call to a tool the step offers, with arguments its input schema
+ * admits, is sent on as a `tool-call` part (`toolCallId` `healed_…`) that
+ * the agent's loop executes (`heal`, on by default); its findings are
+ * judged on that call. `strip: false` changes no text and heals nothing. It
+ * changes nothing else, and never throws into the run.
  *
  * @throws {TypeError} naming the option, when an option is malformed.
  */

@@ -34,9 +34,17 @@ export interface Guard extends GuardRun {
  * judges each armed function result the model is about to read and the
  * armed tools on offer (less what `modelSettings.toolChoice` withholds), and,
  * when the response arrives, its armed function calls. It strips a leaked
- * call to a tool the model was offered from the response's text: the
+ * call to a tool the model was told of from the response's text: the
  * streamed `output_text_delta` events and the response's message text alike
- * (the stream seam). It changes nothing else, and never throws into the run.
+ * (the stream seam). When the response made no real tool call, a leaked call
+ * to a tool the turn offers, with arguments its `parameters` admit, joins
+ * the response's output as a `function_call` item (`callId` `healed_…`; in
+ * the `response_done` event's output, streamed), which the runner executes
+ * (`heal`, on by default; not where the provider keeps the conversation,
+ * `previousResponseId` or `conversationId`); its findings are judged on
+ * that call.
+ * `strip: false` changes no text and heals nothing. It changes nothing else,
+ * and never throws into the run.
  *
  * @throws {TypeError} naming the option, when an option is malformed.
  */

@@ -22,6 +22,7 @@ pub mod corpus;
 pub mod dangling_reference;
 pub mod empty_lookup;
 pub mod finding;
+pub mod schema;
 pub mod text;
 pub mod unsupported_argument;
 pub mod walk;

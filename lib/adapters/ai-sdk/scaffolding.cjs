@@ -9,15 +9,16 @@
 // markup, and strips the special tokens of every family
 // (`SCAFFOLD_SPECIAL_TOKENS`).
 //
-// With `heal: true`, a round whose leaked calls name offered tools and
-// that made no real tool call gets them as real tool calls. With
+// With `heal: true`, a round that made no real tool call gets its leaked
+// calls to offered tools, whose arguments the tool's schema admits, as
+// real tool calls (the guards' rules, ../../guard/heal.cjs). With
 // `recover: true`, a round whose answer was nothing but markup (no visible
 // text, at least one span stripped, no real or healed tool call) is asked
 // again, once.
 
-const { randomUUID } = require('node:crypto');
 const { ScaffoldingFilter } = require('../../index.cjs');
 const { streamPlan } = require('../../guard/core.cjs');
+const { healCalls } = require('../../guard/heal.cjs');
 const { filterTools, functionTools, offeredTools, sayLeftOut } = require('../../guard/tools.cjs');
 
 /** What a stripped span is cut to in an `onRecover` event. */
@@ -125,19 +126,17 @@ function beginRound({ filter, leftOut }, params) {
 }
 
 /**
- * The leaked calls a round can make real: those to a tool this call
- * offered whose input was read, as tool-call parts.
+ * The leaked calls a round can make real, as tool-call parts: those to a
+ * tool this call offered, with arguments that were read and that the
+ * tool's input schema admits (the guards' one set of rules, heal.cjs).
  */
 function healable(round) {
-  const names = new Set(round.offered.map((tool) => tool.name));
-  return round.calls
-    .filter((call) => names.has(call.name) && 'input' in call)
-    .map((call) => ({
-      type: 'tool-call',
-      toolCallId: `healed_${randomUUID().replaceAll('-', '')}`,
-      toolName: call.name,
-      input: JSON.stringify(call.input),
-    }));
+  return healCalls(round.calls, round.offered).healed.map(({ toolCallId, toolName, input }) => ({
+    type: 'tool-call',
+    toolCallId,
+    toolName,
+    input: JSON.stringify(input),
+  }));
 }
 
 /** A finish reason that says the round called tools, in the shape given. */

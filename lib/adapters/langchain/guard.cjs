@@ -2,11 +2,22 @@
 // The guard as LangChain.js agent middleware (`createAgent`, langchain 1).
 // It only translates: at `wrapModelCall`, the request's messages (with its
 // system message), its tools and tool choice, and the answer's tool calls,
-// into the guard core's terms (../guard/core.cjs). The stream seam strips a
-// leaked call to a tool the model was offered from the answer's text: whole
-// in the middleware (so the agent's state holds the text the reader saw),
-// and chunk by chunk in `guard.messages(stream)`, since a middleware never
-// sees the chunks a model streams.
+// into the guard core's terms (../guard/core.cjs).
+//
+// The stream seam (each model call's `guard.streamSeam`): the middleware
+// strips a leaked call from the answer's text and, unless `heal: false`,
+// heals it: a call to a tool the model may call, with arguments its schema
+// admits, in an answer that made no real call, becomes one of the
+// AIMessage's `tool_calls`, so the agent runs it, and findings are judged
+// on it. A middleware never sees the chunks a model streams: LangGraph's
+// `streamMode: 'messages'` takes them from the model's callbacks, and
+// shows the message the middleware returned only when its id is new (it
+// is not: the answer keeps the model's id). So `guard.messages(stream)`
+// strips each streamed message with a filter of its own, from the tools
+// of the call that made it (found by its LangGraph task), and ends it with
+// the calls the middleware healed from it, as tool call chunks with the
+// same ids: the reader sees what the agent's state holds, no markup, each
+// healed call once. `strip: false` changes no text and heals nothing.
 //
 // Messages are told apart by their `type` and made with the constructor of
 // the message they replace, never with this file's copy of
@@ -25,11 +36,14 @@ const isAi = (message) => message !== null && typeof message === 'object' && mes
 /** A streamed chunk of an AI message (a chunk can be concatenated; a whole message cannot). */
 const isAiChunk = (message) => isAi(message) && typeof message.concat === 'function';
 
-/** The same AI message (or chunk) with other content, made by its own class. */
-function withContent(message, content) {
+/**
+ * The same AI message (or chunk) with other content, made by its own class;
+ * `fields`, when given, set too (its tool calls, healed).
+ */
+function withContent(message, content, fields = {}) {
   const { id, name, tool_calls, invalid_tool_calls, tool_call_chunks, additional_kwargs, response_metadata, usage_metadata } = message;
-  const fields = { id, name, content, tool_calls, invalid_tool_calls, additional_kwargs, response_metadata, usage_metadata };
-  return new message.constructor(tool_call_chunks === undefined ? fields : { ...fields, tool_call_chunks });
+  const kept = { id, name, content, tool_calls, invalid_tool_calls, additional_kwargs, response_metadata, usage_metadata };
+  return new message.constructor({ ...kept, ...(tool_call_chunks === undefined ? {} : { tool_call_chunks }), ...fields });
 }
 
 /** A message's text: its string content, or its text blocks, one after another. */
@@ -102,24 +116,49 @@ function toolsOf(request) {
   return { told, offered };
 }
 
-/** The answer's text with leaked calls stripped; the same message when nothing was. */
-function stripAnswer(message, options) {
-  let changed = false;
-  const strip = (text) => {
-    const shown = ScaffoldingFilter.strip(text, options);
-    if (shown !== text) changed = true;
-    return shown;
-  };
-  const content = textBlocks(message.content, strip);
-  return changed ? withContent(message, content) : message;
-}
-
 /** Content with `change` applied to its text: the string, or each text block's. */
 function textBlocks(content, change) {
   if (typeof content === 'string') return change(content);
   if (!Array.isArray(content)) return content;
   return content.map((block) => (block?.type === 'text' && typeof block.text === 'string' ? { ...block, text: change(block.text) } : block));
 }
+
+/** How many real tool calls an AI message made, readable or not. */
+const realCallsOf = (message) => (message.tool_calls?.length ?? 0) + (message.invalid_tool_calls?.length ?? 0);
+
+/** Healed calls (`{ toolCallId, toolName, input }`) as a message's tool calls, and as a chunk's. */
+const asToolCalls = (healed) => healed.map(({ toolCallId, toolName, input }) => ({ id: toolCallId, name: toolName, args: input, type: 'tool_call' }));
+const asToolCallChunks = (healed) =>
+  healed.map(({ toolCallId, toolName, input }, index) => ({ id: toolCallId, name: toolName, args: JSON.stringify(input), index, type: 'tool_call_chunk' }));
+
+/** Content with leaked calls stripped from its text by `plan`; `changed`, whether any was. */
+function stripContent(content, plan) {
+  let changed = false;
+  const stripped = textBlocks(content, (text) => {
+    const shown = ScaffoldingFilter.strip(text, plan);
+    if (shown !== text) changed = true;
+    return shown;
+  });
+  return { content: stripped, changed };
+}
+
+/**
+ * The answer as the agent keeps it: its text stripped, and `healed` (the
+ * leaked calls `seam.heal` made real) as its tool calls, which the agent
+ * runs. The same message when neither changed it.
+ */
+function keptAnswer(message, shown, healed) {
+  if (healed.length > 0) {
+    // A chunk's tool calls are read from its tool call chunks; a message's are its own.
+    const calls = isAiChunk(message) ? { tool_call_chunks: asToolCallChunks(healed) } : { tool_calls: asToolCalls(healed) };
+    return withContent(message, shown.content, calls);
+  }
+  return shown?.changed ? withContent(message, shown.content) : message;
+}
+
+/** The LangGraph task of a model call, as `wrapModelCall` reads it and as a streamed message's metadata names it. */
+const taskOfRequest = (request) => request.runtime?.configurable?.checkpoint_ns;
+const taskOfChunk = (metadata) => metadata?.langgraph_checkpoint_ns ?? metadata?.checkpoint_ns;
 
 /**
  * A guard, made once for every conversation: `middleware` for `createAgent`,
@@ -128,22 +167,49 @@ function textBlocks(content, change) {
  */
 function createGuard(options) {
   const guard = new Guard(options, 'createGuard');
-  // The tools the model was told about, by name, since the guard was made
-  // or its run renewed: a streamed chunk is read after its model call began,
-  // maybe after the next one did.
-  const told = new Map();
-  // The stream seam's plan for what `told` holds, made when first needed
-  // after each model call.
-  let plan;
-  const filterPlan = () => (plan ??= guard.filterPlan([...told.values()]));
+  // What `guard.messages` needs of each model call, by the LangGraph task
+  // that made it (a streamed message's metadata names the task too): the
+  // tools the model was told about, for the stream's own filter, and, once
+  // the middleware answered, the calls it healed, so the stream shows them
+  // with the same ids the agent's state holds. A stream is read after the
+  // call began, maybe long after it ended, so a task's record is kept until
+  // its stream read it, or until `maxRuns` newer calls pushed it out (an
+  // agent only invoked, never streamed, keeps no more than that).
+  const tasks = new Map();
+  // The stream's plan for a message of no task the middleware saw.
+  let untold;
+
+  /** Opens the record of the model call `request` makes. */
+  function openTask(request, told) {
+    const task = taskOfRequest(request);
+    if (typeof task !== 'string' || !guard.stripping) return undefined;
+    let settle;
+    const record = { task, told, plan: undefined, settled: new Promise((resolve) => (settle = resolve)), settle };
+    tasks.delete(task);
+    tasks.set(task, record);
+    if (tasks.size > guard.runs.max) tasks.delete(tasks.keys().next().value);
+    return record;
+  }
+
+  /**
+   * The stream is done with the message `id` of this record's task: the
+   * record goes, and, when the stream's filter stripped something from the
+   * message, the middleware's answer comes (the stream can run ahead of
+   * it): `{ message, healed }` when it healed calls from that message.
+   */
+  async function closeTask(record, id, stripped) {
+    if (record === undefined) return undefined;
+    if (tasks.get(record.task) === record) tasks.delete(record.task);
+    if (!stripped) return undefined;
+    const answer = await record.settled;
+    return answer?.message.id === id ? answer : undefined;
+  }
 
   const middleware = createMiddleware({
     name: 'seamguard',
     async wrapModelCall(request, handler) {
+      const tools = guard.attempt(() => toolsOf(request)) ?? { told: [], offered: [] };
       const call = await guard.attempt(() => {
-        const tools = toolsOf(request);
-        for (const tool of tools.told) told.set(tool.name, tool);
-        plan = undefined;
         const system = request.systemMessage;
         const prompt = system !== undefined && textOf(system) !== '' ? [system, ...request.messages] : request.messages;
         // The thread names the conversation where the app gives one; else
@@ -152,58 +218,106 @@ function createGuard(options) {
         const scope = typeof thread === 'string' || typeof thread === 'number' ? String(thread) : undefined;
         return guard.modelCall(prompt, requestMessages, tools.offered, tools.told, scope);
       });
+      const seam = guard.attempt(() => guard.streamSeam(tools.told, tools.offered));
+      const record = openTask(request, tools.told);
       let response;
       try {
         response = await handler(request);
       } catch (error) {
         guard.failed(call);
+        record?.settle(undefined);
         throw error;
       }
-      if (call !== undefined && isAi(response)) {
-        guard.attempt(() =>
-          guard.answered(call, (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args })), response, requestMessages),
-        );
+      if (!isAi(response)) {
+        record?.settle(undefined);
+        return response;
       }
-      return isAi(response) ? stripAnswer(response, filterPlan()) : response;
+      // The stream may be waiting on this record: it is settled whatever
+      // happens below (a resolved promise ignores a second settle).
+      try {
+        // The answer's text is stripped with the plan its seam reads leaked
+        // calls with; `plan` is undefined when stripping is off.
+        const shown = seam?.plan === undefined ? undefined : stripContent(response.content, seam.plan);
+        const healed = (shown?.changed && guard.attempt(() => seam.heal(realCallsOf(response)))) || [];
+        const answer = keptAnswer(response, shown, healed);
+        // Findings are judged on the calls as the agent runs them: healed, or the model's own.
+        const calls = healed.length > 0 ? healed : (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args }));
+        guard.attempt(() => guard.answered(call, calls, answer, requestMessages));
+        record?.settle(healed.length > 0 ? { message: answer, healed } : undefined);
+        return answer;
+      } finally {
+        record?.settle(undefined);
+      }
     },
   });
 
   /**
    * Strips leaked calls from the AI messages of a `streamMode: 'messages'`
    * stream: one filter per streamed message, its held tail sent as one more
-   * chunk of that message when another message begins or the stream ends.
+   * chunk of that message when another message begins or the stream ends,
+   * with the calls the middleware healed from it as tool call chunks.
    */
   function messages(stream) {
     if (stream === null || typeof stream?.[Symbol.asyncIterator] !== 'function') {
       const got = stream === null ? 'null' : Array.isArray(stream) ? 'an array' : typeof stream;
       throw new TypeError(`guard.messages: stream must be an agent's streamMode: 'messages' stream, an async iterable (got ${got})`);
     }
-    return filtered(stream);
+    return guard.stripping ? filtered(stream) : passed(stream);
   }
+
+  /** The plan a streamed message of `task` opens its filter from: its call's tools, as the middleware read them. */
+  function planOf(task) {
+    const record = task === undefined ? undefined : tasks.get(task);
+    if (record === undefined) return { record, plan: (untold ??= guard.filterPlan([])) };
+    record.plan ??= guard.filterPlan(record.told);
+    return { record, plan: record.plan };
+  }
+
   async function* filtered(stream) {
     let open;
-    const close = function* () {
+    const close = async function* () {
       if (open === undefined) return;
-      const tail = open.filter.flush();
-      // The tail is one more chunk of the message, of its own class.
-      if (tail) yield [new open.Chunk({ id: open.id, content: tail }), open.metadata];
+      const { filter, record, id, Chunk, metadata } = open;
+      const tail = filter.flush();
+      const stripped = open.shown + tail.length !== open.fed;
       open = undefined;
+      const answer = await closeTask(record, id, stripped);
+      // The tail, and the healed calls, are one more chunk of the message, of its own class.
+      if (answer !== undefined) yield [new Chunk({ id, content: tail, tool_call_chunks: asToolCallChunks(answer.healed) }), metadata];
+      else if (tail) yield [new Chunk({ id, content: tail }), metadata];
     };
     for await (const item of stream) {
       const [message, metadata] = Array.isArray(item) ? item : [];
       const chunk = isAiChunk(message);
       if (!chunk || open?.id !== message.id) yield* close();
       if (!chunk) {
-        yield isAi(message) ? [stripAnswer(message, filterPlan()), metadata] : item;
+        yield isAi(message) ? [await wholeMessage(message, metadata), metadata] : item;
         continue;
       }
-      open ??= { id: message.id, Chunk: message.constructor, metadata, filter: new ScaffoldingFilter(filterPlan()) };
-      const { filter } = open;
-      const content = textBlocks(message.content, (text) => filter.feed(text));
+      if (open === undefined) {
+        const { record, plan } = planOf(taskOfChunk(metadata));
+        open = { id: message.id, Chunk: message.constructor, metadata, record, filter: new ScaffoldingFilter(plan), fed: 0, shown: 0 };
+      }
+      const current = open;
+      const content = textBlocks(message.content, (text) => {
+        const shown = current.filter.feed(text);
+        current.fed += text.length;
+        current.shown += shown.length;
+        return shown;
+      });
       yield content === message.content ? item : [withContent(message, content), metadata];
       if (message.chunk_position === 'last') yield* close();
     }
     yield* close();
+  }
+
+  /** A whole AI message in the stream: stripped, and as the middleware healed it. */
+  async function wholeMessage(message, metadata) {
+    const { record, plan } = planOf(taskOfChunk(metadata));
+    const { content, changed } = stripContent(message.content, plan);
+    const answer = await closeTask(record, message.id, changed);
+    if (answer !== undefined) return answer.message;
+    return changed ? withContent(message, content) : message;
   }
 
   return withRunMembers(guard, {
@@ -212,10 +326,12 @@ function createGuard(options) {
     // guards as `middleware: [guard.middleware]` does.
     ...middleware,
     messages,
-  }, () => {
-    told.clear();
-    plan = undefined;
   });
+}
+
+/** A stream with stripping off: every item as it came. */
+async function* passed(stream) {
+  yield* stream;
 }
 
 exports.createGuard = createGuard;

@@ -8,10 +8,33 @@
 // - processInputStep: the step's tools (less those `activeTools` leaves
 //   out) and tool choice, as the AI SDK's call parameters;
 // - processLLMRequest: the prompt, with those tools: the model call;
-// - processOutputStep: the answer's tool calls, before any tool runs;
-// - processOutputStream: the stream seam, a leaked call to a tool the step
-//   offered stripped from each text (Mastra runs `generate` through the
-//   same stream, and keeps the text it streamed as the answer).
+// - processOutputStep: the answer's tool calls, healed ones included,
+//   before any tool runs;
+// - processOutputStream: the stream seam (Mastra runs `generate` through
+//   the same stream, and keeps the text it streamed as the answer). A
+//   leaked call to a tool the step told of is stripped from each text; at
+//   the step's `finish`, when the model made no real tool call, a leaked
+//   call to a tool the step offers, with arguments its schema admits, is
+//   healed: sent on as a `tool-call` part, before the finish (whose reason
+//   becomes 'tool-calls').
+//
+// Why `processOutputStream` heals: the loop takes the step's tool calls
+// from the parts the output processors let through (in @mastra/core 1.71,
+// MastraModelOutput collects `tool-call` parts after them, and the
+// llm-execution step executes what `_getImmediateToolCalls()` returns and
+// writes it into the response message beside the text), so a part sent
+// here runs exactly as the model's own call would, in `generate` and
+// `stream` alike. `processOutputStep` comes too late (the step's calls are
+// read before it runs, and a call it adds is never executed), and
+// `processLLMResponse` only observes. (A finish whose reason is already
+// 'tool-calls' skips the output processors; such a step made real calls,
+// and heals nothing.) A processor
+// returns one part for each part it gets; what else it sends waits in the
+// step's queue, each part handed to Mastra's reprocessing slot
+// (`REPROCESS_PART_KEY`) when the one before it has come back through the
+// processors.
+//
+// `heal: false` strips only; `strip: false` changes no part.
 //
 // What one request knows lives in Mastra's per-request processor `state`:
 // the run its steps belong to, and what the current step offered. The
@@ -22,7 +45,7 @@
 
 const { Guard, withRunMembers } = require('../../guard/core.cjs');
 const { modelCalls } = require('../ai-sdk/guard.cjs');
-const { functionTools } = require('../../guard/tools.cjs');
+const { functionTools, offeredTools } = require('../../guard/tools.cjs');
 const { ScaffoldingFilter } = require('../../index.cjs');
 
 /** The key of this processor's step in Mastra's processor state. */
@@ -33,6 +56,10 @@ const RUN = 'seamguard.run';
 // through the output processors after the one it returns (Mastra's
 // `REPROCESS_PART_KEY`, documented in processors/stream-reprocess.d.ts).
 const REPROCESS_PART_KEY = '__mastraReprocessPart';
+// Marks a part this processor queued, when it comes back through the
+// processors (an enumerable symbol, so a processor that copies the part
+// with a spread keeps it).
+const QUEUED = Symbol('seamguard.queued');
 
 /** A tool's input schema as JSON Schema: Mastra's tools carry an AI SDK schema. */
 function jsonSchemaOf(tool) {
@@ -65,6 +92,27 @@ function threadOf(requestContext) {
   }
 }
 
+/** A text's held tail, as the text-delta that sends it beside `part` (none when empty). */
+function tailOf(id, filter, part) {
+  const tail = filter.flush();
+  return tail ? [{ type: 'text-delta', runId: part.runId, from: part.from, payload: { id, text: tail } }] : [];
+}
+
+/**
+ * Returns the first of `parts` and queues the rest, marked, in the step's
+ * queue: the first of them goes to Mastra's reprocessing slot now, each
+ * next one when the one before it comes back (see processOutputStream).
+ */
+function send(state, parts) {
+  const [first, ...rest] = parts;
+  if (rest.length > 0) {
+    const queue = state[STEP].queue;
+    queue.push(...rest.map((part) => ({ ...part, [QUEUED]: true })));
+    state[REPROCESS_PART_KEY] = queue.shift();
+  }
+  return first;
+}
+
 /**
  * A guard: a processor for a Mastra agent's `inputProcessors` and
  * `outputProcessors` (both), made once and shared by every request the agent
@@ -80,7 +128,7 @@ function createGuard(options) {
     name: 'seamguard',
 
     processInputStep({ state, tools, activeTools, toolChoice, requestContext }) {
-      state[STEP] = { params: callParameters({ tools, activeTools, toolChoice }), texts: new Map() };
+      state[STEP] = { params: callParameters({ tools, activeTools, toolChoice }), texts: new Map(), realCalls: 0, queue: [] };
       state[RUN] ??= threadOf(requestContext);
     },
 
@@ -111,30 +159,47 @@ function createGuard(options) {
 
     processOutputStream({ part, state }) {
       const step = state[STEP];
-      const texts = step?.texts;
-      if (part.type === 'text-delta') {
-        if (texts === undefined) return part;
-        let filter = texts.get(part.payload.id);
-        if (filter === undefined) {
-          step.plan ??= guard.filterPlan(functionTools(step.params));
-          filter = new ScaffoldingFilter(step.plan);
-          texts.set(part.payload.id, filter);
+      // While parts this processor sent wait, the part here is the last one
+      // sent, back through the processors (Mastra sends nothing new before
+      // its reprocessing slot is empty): the next one's turn.
+      if (step?.queue.length > 0 && state[REPROCESS_PART_KEY] === undefined) state[REPROCESS_PART_KEY] = step.queue.shift();
+      if (part[QUEUED] === true || step === undefined) return part;
+      switch (part.type) {
+        case 'tool-call':
+          step.realCalls += 1;
+          return part;
+        case 'text-delta': {
+          step.seam ??= guard.streamSeam(functionTools(step.params), offeredTools(step.params));
+          if (step.seam.plan === undefined) return part;
+          let filter = step.texts.get(part.payload.id);
+          if (filter === undefined) {
+            filter = new ScaffoldingFilter(step.seam.plan);
+            step.texts.set(part.payload.id, filter);
+          }
+          const text = filter.feed(part.payload.text);
+          return text ? { ...part, payload: { ...part.payload, text } } : null;
         }
-        const text = filter.feed(part.payload.text);
-        return text ? { ...part, payload: { ...part.payload, text } } : null;
-      }
-      if (part.type === 'text-end' && texts?.has(part.payload.id)) {
-        const tail = texts.get(part.payload.id).flush();
-        texts.delete(part.payload.id);
-        if (tail) {
-          // The tail, then the text's end, sent through the processors again.
-          state[REPROCESS_PART_KEY] = part;
-          return { ...part, type: 'text-delta', payload: { id: part.payload.id, text: tail } };
+        case 'text-end': {
+          const filter = step.texts.get(part.payload.id);
+          if (filter === undefined) return part;
+          step.texts.delete(part.payload.id);
+          return send(state, [...tailOf(part.payload.id, filter, part), part]);
         }
+        case 'finish': {
+          if (step.seam === undefined) return part;
+          // Texts the model never ended give their tails first.
+          const parts = [...step.texts].flatMap(([id, filter]) => tailOf(id, filter, part));
+          step.texts.clear();
+          const healed = step.seam.heal(step.realCalls);
+          if (healed.length === 0) return send(state, [...parts, part]);
+          const toolCalls = healed.map(({ toolCallId, toolName, input }) => ({ type: 'tool-call', runId: part.runId, from: part.from, payload: { toolCallId, toolName, args: input } }));
+          const finish = { ...part, payload: { ...part.payload, stepResult: { ...part.payload?.stepResult, reason: 'tool-calls' } } };
+          return send(state, [...parts, ...toolCalls, finish]);
+        }
+        default:
+          return part;
       }
-      return part;
     },
-
   });
 }
 

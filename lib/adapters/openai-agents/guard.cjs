@@ -3,10 +3,21 @@
 // wraps the agent's model: the one place in the SDK that sees, per turn, the
 // model input (after `callModelInputFilter`), the tools on offer and the
 // answer with its function calls, and, streaming, the answer's text. It only
-// translates those into the guard core's terms (../guard/core.cjs), and
-// strips a leaked call to an offered tool from the answer's text (the stream
-// seam): the streamed `output_text_delta` events and the response's message
-// text alike, so the reader, the final output and the history agree.
+// translates those into the guard core's terms (../guard/core.cjs).
+//
+// The stream seam: a leaked call to a tool the model was told of is
+// stripped from the answer's text, the streamed `output_text_delta` events
+// and the response's message text alike, so the reader, the final output
+// and the history agree. When the answer made no real tool call, a leaked
+// call to a tool the model may call now, with arguments its schema admits,
+// is healed: it joins the response's output as a `function_call` item,
+// which the runner executes as it executes the model's own (it reads a
+// turn's calls from `getResponse`'s output, and, streaming, from the
+// `response_done` event's). An emptied message item is left out then. The
+// guard judges the answer as the runner gets it, healed calls and all.
+// Where the provider keeps the conversation, nothing heals (see
+// keepsConversation). `heal: false` strips only; `strip: false` changes
+// nothing.
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
@@ -146,7 +157,6 @@ function answerOf(output) {
 
 /** The response's output with leaked calls stripped from its messages' text. */
 function stripOutput(output, plan) {
-  if (!Array.isArray(output)) return output;
   return output.map((item) => {
     if (item?.type !== 'message' || !Array.isArray(item.content)) return item;
     let changed = false;
@@ -161,6 +171,43 @@ function stripOutput(output, plan) {
   });
 }
 
+/** A tool call the model really made: a function call, or a hosted, computer, shell or patch call. */
+const isToolCall = (item) => typeof item?.type === 'string' && item.type.endsWith('_call');
+
+/** A message item whose every part is text the filter emptied. */
+const isEmptied = (item) => item?.type === 'message' && Array.isArray(item.content) && item.content.every((part) => part?.type === 'output_text' && part.text === '');
+
+/** A healed call as the output item the runner executes. */
+const functionCallItem = ({ toolCallId, toolName, input }) => ({ type: 'function_call', callId: toolCallId, name: toolName, arguments: JSON.stringify(input), status: 'completed' });
+
+/**
+ * The response's output as the runner gets it: its messages' text
+ * stripped and, when it made no real tool call, its healed calls added
+ * (emptied messages left out then); as it came when the seam strips
+ * nothing. `streamed`: the answer's text already went through the seam's
+ * filters as deltas, which read its leaks; the whole text is stripped
+ * again for the runner, so its leaks are healed before that (the seam
+ * heals a leak once, and the second reading adds none to heal).
+ */
+function seamOutput(output, seam, streamed) {
+  if (seam.plan === undefined || !Array.isArray(output)) return output;
+  const realCalls = output.filter(isToolCall).length;
+  const early = streamed ? seam.heal(realCalls) : undefined;
+  const stripped = stripOutput(output, seam.plan);
+  const healed = early ?? seam.heal(realCalls);
+  if (healed.length === 0) return stripped;
+  return [...stripped.filter((item) => !isEmptied(item)), ...healed.map(functionCallItem)];
+}
+
+/**
+ * Whether the provider keeps the conversation (`previousResponseId`,
+ * `conversationId`): then it holds the model's output as the model wrote
+ * it, and the runner sends it only the turn's new items, so a healed call
+ * would be one the provider never saw, and its result one it refuses.
+ * Nothing is healed there; leaks are still stripped.
+ */
+const keepsConversation = (request) => Boolean(request.previousResponseId || request.conversationId);
+
 const isModel = (model) => model !== null && typeof model === 'object' && typeof model.getResponse === 'function' && typeof model.getStreamedResponse === 'function';
 
 /**
@@ -172,14 +219,14 @@ function createGuard(options) {
   const guard = new Guard(options, 'createGuard');
 
   /**
-   * The guard's side of a model call: the stream seam's filter plan, and
-   * a promise of the call, found from the prompt (a model hands the guard
-   * no run identity); its failure never reaches the run.
+   * The guard's side of a model call: its stream seam, and a promise of the
+   * call, found from the prompt (a model hands the guard no run identity);
+   * its failure never reaches the run.
    */
   const begin = (request) => {
     const tools = toolsOf(request);
-    const plan = guard.filterPlan(tools.told);
-    return { plan, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
+    const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered);
+    return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
   };
   const answered = (output, call) => {
     if (call === undefined) return;
@@ -192,7 +239,7 @@ function createGuard(options) {
     }
     const wrapped = {
       async getResponse(request) {
-        const { plan, call: pending } = begin(request);
+        const { seam, call: pending } = begin(request);
         const call = await pending;
         let response;
         try {
@@ -201,14 +248,15 @@ function createGuard(options) {
           guard.failed(call);
           throw error;
         }
-        answered(response?.output, call);
-        return { ...response, output: stripOutput(response?.output, plan) };
+        const output = seamOutput(response?.output, seam);
+        answered(output, call);
+        return { ...response, output };
       },
       async *getStreamedResponse(request) {
-        const { plan, call: pending } = begin(request);
+        const { seam, call: pending } = begin(request);
         const call = await pending;
         try {
-          yield* streamed(base.getStreamedResponse(request), plan, call);
+          yield* streamed(base.getStreamedResponse(request), seam, call);
         } catch (error) {
           guard.failed(call);
           throw error;
@@ -220,16 +268,21 @@ function createGuard(options) {
     return wrapped;
   }
 
-  /** A streamed response's events, its text stripped, its answer judged at `response_done`. */
-  async function* streamed(events, plan, call) {
+  /**
+   * A streamed response's events, its text stripped; at `response_done`,
+   * its output made what the runner gets (stripped, healed) and judged.
+   */
+  async function* streamed(events, seam, call) {
     // One filter per message item the text streams into.
     const open = new Map();
+    let fed = false;
     for await (const event of events) {
-      if (event?.type === 'output_text_delta') {
+      if (event?.type === 'output_text_delta' && seam.plan !== undefined) {
         let filter = open.get(event.itemId);
         if (filter === undefined) {
-          filter = new ScaffoldingFilter(plan);
+          filter = new ScaffoldingFilter(seam.plan);
           open.set(event.itemId, filter);
+          fed = true;
         }
         const delta = filter.feed(event.delta);
         if (delta) yield { ...event, delta };
@@ -240,8 +293,9 @@ function createGuard(options) {
           if (tail) yield itemId === undefined ? { type: 'output_text_delta', delta: tail } : { type: 'output_text_delta', itemId, delta: tail };
         }
         open.clear();
-        answered(event.response?.output, call);
-        yield { ...event, response: { ...event.response, output: stripOutput(event.response?.output, plan) } };
+        const output = seamOutput(event.response?.output, seam, fed);
+        answered(output, call);
+        yield { ...event, response: { ...event.response, output } };
       } else {
         yield event;
       }

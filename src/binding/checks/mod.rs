@@ -8,4 +8,5 @@ mod findings;
 mod live;
 mod read;
 mod run_corpus;
+mod schema;
 mod unsupported_argument;
