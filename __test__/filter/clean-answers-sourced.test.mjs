@@ -40,6 +40,7 @@ const UNION_CHANGES = {
   'vllm-docs-xlam-parser-formats': QUOTED,
   'vllm-docs-olmo3-function-calls-tags': QUOTED,
   'llama31-prompt-format-builtin-tool-calling': QUOTED,
+  'harmony-format-docs-receiving-tool-calls': QUOTED,
 };
 
 function filtered(patterns, chunks, openSpanAtEnd) {
@@ -189,6 +190,8 @@ const GUARD_CHANGES = {
   'ollama-template-docs-mistral-tools': GUARD_QUOTED,
   'vllm-docs-xlam-parser-formats': GUARD_QUOTED,
   'llama31-prompt-format-builtin-tool-calling': GUARD_QUOTED,
+  'harmony-format-docs-receiving-tool-calls': 'documentation that quotes harmony\'s <|call|> as it stands: '
+    + 'SCAFFOLD_SPECIAL_TOKENS names it, and a quoted token is the token (docs/scaffolding-filter.md, "Quoted markers")',
 };
 
 function guarded(tools, chunks, openSpanAtEnd) {

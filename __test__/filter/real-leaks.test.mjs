@@ -53,10 +53,6 @@ const NOT_YET = {
       + 'too (…main.rs]<]minimax[>[</path>): that is no special token, tag, marker or fence the grammar reads, so '
       + 'nothing of the call is found; only the minimax preset knows that delimiter',
   },
-  'pythonic-vllm-granite33-bare-call': {
-    tools: 'a bare pythonic call with no wrapper, marker, special token or list bracket reads exactly like a '
-      + "line of the user's code (get_weather(location=\"San Francisco\")); precision leaves it as text",
-  },
 };
 
 /** Every preset at once, in `SCAFFOLD_PRESETS` order. */

@@ -105,6 +105,37 @@ const ROWS: &[Row] = &[
     row(Kind::SpecialTokensAndTool, "special tokens cut short", |n| {
         "<|tool_call <｜tool▁calls ".repeat(n * 2)
     }),
+    // The heads issue 30 added: attribute heads, narrations, bare lines, channel headers.
+    row(Kind::SpecialTokensAndTool, "attribute heads with no separator", |n| {
+        r#"<|open|>call tool="get_weather" index="1" "#.repeat(n * 2)
+    }),
+    row(Kind::SpecialTokensAndTool, "argument entries with no head", |n| {
+        r#"<|open|>argument key="a" type="string"<|sep|>x"#.repeat(n * 2)
+    }),
+    row(Kind::SpecialTokensAndTool, "an entry whose value never ends", |n| {
+        r#"<|open|>call tool="get_weather"<|sep|><|open|>argument key="a"<|sep|>"#.to_owned()
+            + &"x y ".repeat(n * 16)
+    }),
+    row(Kind::SpecialTokensAndTool, "narrations whose JSON never closes", |n| {
+        "Assistant called tool get_weather with arguments: {\"a\": ".repeat(n)
+    }),
+    row(Kind::SpecialTokensAndTool, "narrations that go on after their JSON", |n| {
+        "Called tool get_weather with args: {\"a\": 1} and more\n".repeat(n)
+    }),
+    row(Kind::SpecialTokensAndTool, "labelled names with no JSON", |n| ": get_weather Args :".repeat(n * 4)),
+    row(Kind::SpecialTokensAndTool, "bare calls that never close on their line", |n| {
+        "get_weather(city=[\"a\", (\n".repeat(n * 4)
+    }),
+    row(Kind::SpecialTokensAndTool, "a bare call's line that never ends", |n| {
+        "get_weather(city=\"x\")".to_owned() + &" ".repeat(n * 32)
+    }),
+    row(Kind::SpecialTokensAndTool, "channel headers", |n| "<|channel|>analysis<|message|>".repeat(n * 4)),
+    row(Kind::SpecialTokensAndTool, "channel headers with no message", |n| {
+        "<|end|><|start|>assistant<|channel|>final".repeat(n * 2)
+    }),
+    row(Kind::SpecialTokensAndTool, "channel words before to= with no call", |n| {
+        "commentary to=get_weather json\n".repeat(n * 2)
+    }),
     row(Kind::EveryPreset, "reported", reported),
     row(Kind::EveryPreset, "an opener and another span's closer", |n| "<tool_call><|python_end|>".repeat(n)),
     row(Kind::EveryPreset, "two spans' openers alternating", |n| "<tool_call><|tool_call_start|>".repeat(n)),

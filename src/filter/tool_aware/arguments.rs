@@ -77,6 +77,18 @@ pub(super) fn marked_json(text: &[u16]) -> Option<(Value, bool)> {
 /// Pythonic keyword arguments (`city="Paris", days=3`, or `city: "Paris"`)
 /// as a JSON object.
 pub(super) fn pythonic(units: &[u16]) -> Option<Value> {
+    keyword_arguments(units, &['=', ':'])
+}
+
+/// Python's own keyword arguments, `city="Paris", days=3` (no `:`), at
+/// least one, each value a literal: as a JSON object.
+pub(super) fn python_keywords(units: &[u16]) -> Option<Value> {
+    keyword_arguments(units, &['='])
+        .filter(|value| value.as_object().is_some_and(|object| !object.is_empty()))
+}
+
+/// Keyword arguments, each key and its value between one of `separators`.
+fn keyword_arguments(units: &[u16], separators: &[char]) -> Option<Value> {
     let text = String::from_utf16_lossy(units);
     let mut reader = Py { chars: text.chars().collect(), at: 0 };
     let mut object = Map::new();
@@ -88,7 +100,7 @@ pub(super) fn pythonic(units: &[u16]) -> Option<Value> {
         reader.space();
         let key = reader.identifier()?;
         reader.space();
-        if !matches!(reader.next()?, '=' | ':') {
+        if !separators.contains(&reader.next()?) {
             return None;
         }
         let value = reader.value(0)?;

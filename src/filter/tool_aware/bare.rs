@@ -56,7 +56,11 @@ impl Reader<'_> {
         let paren = if self.literal(name_end, ".call(")? { name_end + 5 } else { name_end };
         if self.is_there(paren, b'(')? {
             if !distinctive && level < Level::Bracket {
-                return Ok(None);
+                // No wrapper: a call only as a whole line (see `python_line`).
+                return match paren == name_end {
+                    true => self.python_line(tool, paren),
+                    false => Ok(None),
+                };
             }
             self.named.set(true);
             let end = self.balanced(paren, true)?;

@@ -86,19 +86,34 @@ pub(super) struct Line {
     pub(super) blank: bool,
     /// An odd number of backticks so far: inside an inline code span.
     pub(super) quoted: bool,
+    /// While `blank`: the columns its spaces and tabs take (a tab four),
+    /// up to [`Line::CODE_INDENT`].
+    pub(super) indent: u8,
 }
 
 impl Line {
     /// At the start of a line, or right after a leak.
-    pub(super) const FRESH: Line = Line { blank: true, quoted: false };
+    pub(super) const FRESH: Line = Line { blank: true, quoted: false, indent: 0 };
+    /// Past the start of a line that began with prose.
+    pub(super) const PROSE: Line = Line { blank: false, quoted: false, indent: 0 };
+    /// The indentation of a markdown code block: a line indented so far is
+    /// code, never a bare call's.
+    pub(super) const CODE_INDENT: u8 = 4;
 
     pub(super) fn next(self, unit: u16) -> Line {
         if unit == u16::from(b'\n') {
             return Line::FRESH;
         }
+        let blank = self.blank && (unit == u16::from(b' ') || unit == u16::from(b'\t'));
+        let columns = if unit == u16::from(b'\t') { Line::CODE_INDENT } else { 1 };
         Line {
-            blank: self.blank && (unit == u16::from(b' ') || unit == u16::from(b'\t')),
+            blank,
             quoted: self.quoted != (unit == u16::from(b'`')),
+            indent: if blank {
+                self.indent.saturating_add(columns).min(Line::CODE_INDENT)
+            } else {
+                self.indent
+            },
         }
     }
 }

@@ -30,7 +30,15 @@ impl Reader<'_> {
                 }
                 Ok(None)
             }
-            _ => self.bare_head(at, level).map(one),
+            _ => {
+                if let Some(found) = self.attribute_head(at, level)? {
+                    return Ok(one(Some(found)));
+                }
+                if let Some(found) = optional(self.narrated_head(at, level))? {
+                    return Ok(one(Some(found)));
+                }
+                self.bare_head(at, level).map(one)
+            }
         }
     }
 

@@ -8,8 +8,11 @@
 //!
 //! ```text
 //! leak    = lead? residue* opener* head args (separator opener* head args)* closer* stray*
+//!         | header stray*               (a harmony channel header alone, at a line's start or
+//!                                        opening with <|end|> or <|start|>: `channels`)
 //! lead    = word to= | word:            (at a line's start, a channel word before a distinctive
 //!                                        head: `commentary to=functions.NAME`, `Lie:default_api:NAME`)
+//!         | channel to=                 (harmony's channel word, tokens removed: `commentary to=NAME`)
 //!         | word\n                      (a lone lowercase word line before a tag head: `court`)
 //! opener  = <|token|> | <｜token｜> | <|token> | <token|>       (special tokens: strong)
 //!         | <tag …> | <｜NS｜tag …> | [MARKER]                (no HTML element: strong when the
@@ -30,10 +33,18 @@
 //!           next pair, a call's closer, a blank line or the end (`residue`)
 //!         | <parameter=k>v</parameter>… then a closer of a call (`</function>`, or
 //!           one whose name holds `tool` or `call`): parameters whose head was lost
+//!         | word key="v"… <|token|> entries                    (after a special token, an attribute
+//!                                        naming NAME: `<|open|>call tool="NAME" index="1"<|sep|>`)
+//!         | role? verb tool NAME (id)? with what: JSON | :? NAME Args :JSON   (a narration,
+//!                                        its JSON ending its line: `narrated`)
+//!         | NAME(k=v, …)                (no wrapper, alone on its line, literal keyword
+//!                                        arguments: `python_line`)
 //! args    = JSON object (or a loose one, `{key:<|"|>v<|"|>}`, `{key:"v"}`; kept raw if it
 //!           does not parse) | (pythonic, `k=v` or `k: v`)
 //!         | <key>v</key>… | <parameter=k>v</parameter>… | <parameter name="k" string="true">v</parameter>…
 //!         | <arg_key>k</arg_key><arg_value>v</arg_value>…    (the list ends at whatever is no pair)
+//! entries = (<|token|> word key="k" type="t"? <|token|> value <|token|>word<|token|>)*
+//!           (the value typed by `type`; or one `json` entry holding the whole object)
 //! gap     = between a bare name and its arguments: space, `:0`, special tokens, markers,
 //!           a ```json fence, up to two short lowercase words (`commentary json`), and
 //!           after a distinctive head a run of stray non-ASCII (a garbled stream's)
@@ -42,9 +53,12 @@
 //! residue = </part> | <toolish>\s*</toolish>               (a call's part: parameter, param,
 //!                                        function, invoke, arg_key, arg_value, argument(s),
 //!                                        args; toolish: a tag whose name holds `tool` or `call`)
-//! stray   = a special token, an empty toolish wrapper, or a closing tag of a call's part
-//!           or a toolish wrapper, that nothing opened; at the end of the text, a special
-//!           token, marker or closing tag the end cut off
+//! stray   = a special token (and a word glued between two: `<|close|>call<|sep|>`), a
+//!           harmony channel header, an empty toolish wrapper, or a closing tag of a call's
+//!           part or a toolish wrapper, that nothing opened; at the end of the text, a
+//!           special token, marker or closing tag the end cut off
+//! header  = <|end|>? (<|start|> assistant?)? <|channel|> analysis|commentary|final
+//!           (<|constrain|> word)? <|message|>
 //! ```
 //!
 //! At the end of the text (the flush), under either `openSpanAtEnd`, a try
@@ -73,11 +87,15 @@
 //! one by one, and what streaming costs.
 
 mod arguments;
+mod attributes;
 mod bare;
+mod channels;
 mod code;
 mod heads;
 mod json_calls;
 mod keys;
+mod narrated;
+mod python_line;
 mod reader;
 mod residue;
 mod skip;
@@ -90,5 +108,7 @@ mod wrappers;
 pub(crate) use stage::CallStage;
 pub use tools::{Tools, ToolsError};
 
+#[cfg(test)]
+mod kinds_tests;
 #[cfg(test)]
 mod tests;

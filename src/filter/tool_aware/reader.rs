@@ -6,7 +6,7 @@
 
 use std::cell::Cell;
 
-use super::text::{ascii, is_space, optional, Reading, Stop};
+use super::text::{ascii, is_space, optional, spells, Reading, Stop};
 use super::tools::Tools;
 use crate::filter::json::shows_tool_call;
 use crate::filter::strip::ParsedCall;
@@ -38,6 +38,17 @@ pub(super) const MAX_GAP_JUNK: usize = 32;
 
 /// The call prefixes that make a bare name distinctive.
 pub(super) const DISTINCTIVE: [&str; 4] = ["to=functions.", "functions.", "default_api:", "default_api."];
+
+/// Whether a line's first word is a harmony channel whose special tokens
+/// were removed, before `to=NAME`: `commentary`, `analysis`, `assistant`,
+/// or `assistant` glued to a channel (`assistantcommentary`).
+pub(super) fn is_channel_word(word: &[u16]) -> bool {
+    let channel = match word.get(..9) {
+        Some(role) if spells(role, "assistant") => &word[9..],
+        _ => word,
+    };
+    channel.is_empty() || spells(channel, "analysis") || spells(channel, "commentary")
+}
 
 /// How strongly the openers read so far say "a call follows".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -81,6 +92,9 @@ pub(super) struct Reader<'a> {
     /// Whether only spaces and tabs stand between the candidate and the
     /// start of its line (or the end of the last leak, or of the text).
     pub(super) blank: bool,
+    /// Whether the blanks before the candidate on its line indent it as a
+    /// markdown code block's line (see [`Line::CODE_INDENT`](super::code::Line::CODE_INDENT)).
+    pub(super) indented: bool,
     /// The furthest unit read, for the reading credit.
     pub(super) far: &'a Cell<usize>,
     /// Whether a head has named an offered tool where, wrapped as it is, a
@@ -180,8 +194,20 @@ impl Reader<'_> {
         self.tools.name_at(self.text, at, self.complete)
     }
 
-    /// A whole leak beginning at `start`.
+    /// A whole leak beginning at `start`: calls, or a channel header alone.
     pub(super) fn leak(&self, start: usize) -> Reading<Leak> {
+        match self.call_leak(start) {
+            Err(Stop::No) => {}
+            other => return other,
+        }
+        match self.lone_channel_header(start, false)? {
+            Some(end) => Ok(Leak { end: self.strays(end)?, calls: Vec::new() }),
+            None => Err(Stop::No),
+        }
+    }
+
+    /// A leak of calls beginning at `start`.
+    fn call_leak(&self, start: usize) -> Reading<Leak> {
         let (mut stack, level, mut calls, mut end) = self.one_call(start, true, Level::None)?;
         // More calls under the wrappers still open; when none follows, the
         // innermost wrapper is closed (a call's own, say) and more calls
@@ -320,6 +346,14 @@ impl Reader<'_> {
         if glued || self.literal(i, " to=functions.")? {
             return Ok(self
                 .bare_head(i + 1, Level::None)?
+                .map(|(call, end)| (Vec::new(), Level::None, vec![call], end)));
+        }
+        // A harmony header whose tokens were removed, its recipient
+        // without `functions.` (`commentary to=NAME json{…}`): the channel
+        // word makes `to=NAME` a head, as a token before it would.
+        if self.literal(i, " to=")? && is_channel_word(&self.text[start..i]) {
+            return Ok(self
+                .bare_head(i + 1, Level::Weak)?
                 .map(|(call, end)| (Vec::new(), Level::None, vec![call], end)));
         }
         let word = &self.text[start..i];

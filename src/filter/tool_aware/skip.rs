@@ -3,9 +3,10 @@
 //! may begin.
 
 use super::code::Line;
-use super::reader::{DISTINCTIVE, MAX_WORD};
+use super::narrated::colon_may_lead;
+use super::reader::{is_channel_word, DISTINCTIVE, MAX_WORD};
 use super::text::{ascii, is_word, FULL_BAR};
-use super::tools::{narrow_into, next_lead, Tools, LONGEST_PREFIX};
+use super::tools::{narrow_into, next_lead, Tools, LONGEST_PREFIX, NARRATION_LEADS};
 use crate::filter::scan::{Bitmap, Classes};
 
 /// Whether a leak could begin at `at`.
@@ -14,6 +15,7 @@ pub(super) fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u
         Some(b'<') => angle_may_open(tools, text, at),
         Some(b'[' | b'{') => true,
         Some(b'`') => blank,
+        Some(b':') => colon_may_lead(&text[at..], |rest| tools.name_may_begin(rest)),
         _ if before.is_some_and(is_word) => false,
         Some(b) if b.is_ascii_alphabetic() && blank => line_may_lead(tools, &text[at..]),
         _ => word_may_lead(tools, &text[at..]),
@@ -60,6 +62,7 @@ fn first_word_may_lead(rest: &[u16], heads: bool) -> bool {
     }
     if heads
         && (agrees(" to=functions.", after)
+            || (agrees(" to=", after) && is_channel_word(&rest[..word]))
             || (after[0] == u16::from(b':') && DISTINCTIVE.iter().any(|prefix| agrees(prefix, &after[1..]))))
     {
         return true;
@@ -75,15 +78,21 @@ fn first_word_may_lead(rest: &[u16], heads: bool) -> bool {
 
 /// Whether a leak may begin at a word's start that is not a line's: only a
 /// head that needs no wrapper can (`functions.NAME`, `to=functions.NAME`,
-/// `default_api:NAME`, or an offered name that `[ARGS]` or a special token
-/// follows), so `rest` must begin one of those prefixes or an offered name
-/// (or end inside one). Any other word costs a table look-up.
+/// `default_api:NAME`, an offered name that `[ARGS]` or a special token
+/// follows, or a narration, `Assistant called tool NAME …`), so `rest` must
+/// begin one of those prefixes or an offered name (or end inside one). Any
+/// other word costs a table look-up.
 fn word_may_lead(tools: &Tools, rest: &[u16]) -> bool {
     // Every distinctive prefix begins with `t`, `f` or `d`.
-    if matches!(rest.first().and_then(|&unit| ascii(unit)), Some(b't' | b'f' | b'd'))
-        && DISTINCTIVE.iter().chain(&["to="]).any(|prefix| agrees(prefix, rest))
-    {
-        return true;
+    match rest.first().and_then(|&unit| ascii(unit)) {
+        Some(b't' | b'f' | b'd') if DISTINCTIVE.iter().chain(&["to="]).any(|prefix| agrees(prefix, rest)) => {
+            return true
+        }
+        // A narration's opening (`Assistant called tool `).
+        Some(b'A' | b'a' | b'C' | b'c') if NARRATION_LEADS.iter().any(|lead| agrees(lead, rest)) => {
+            return true
+        }
+        _ => {}
     }
     tools.name_may_begin(rest)
 }
@@ -182,12 +191,14 @@ pub(super) fn plain_run(
             }
             let unit_before = if candidate == 0 { before } else { Some(text[candidate - 1]) };
             if !unit_before.is_some_and(is_word) && word_may_lead(tools, &text[candidate..]) {
-                return (candidate - at, crossed);
+                // A narration's `:` before the name begins it (`: NAME Args :{…}`).
+                return (colon_before(text, at, candidate) - at, crossed);
             }
             from = candidate + 1;
         }
         if stop >= end {
-            return (stop - at, crossed);
+            // (A name may begin at `end`, in the held tail.)
+            return (colon_before(text, at, stop) - at, crossed);
         }
         // A `<` that opens nothing is prose (it leaves the line as it is).
         if text[stop] == u16::from(b'<') && !angle_may_open(tools, text, stop) {
@@ -257,13 +268,42 @@ pub(super) fn partial_tail(tools: &Tools, text: &[u16], from: usize, marks: &[(u
             continue;
         }
         let tail = &text[start..];
-        let of_literal = DISTINCTIVE.iter().chain(&["```"]).any(|p| begins(p.bytes().map(u16::from), tail));
+        let of_literal = DISTINCTIVE
+            .iter()
+            .chain(&NARRATION_LEADS)
+            .chain(&["```"])
+            .any(|p| begins(p.bytes().map(u16::from), tail));
         let of_name = tools.list().iter().any(|tool| begins(tool.name.iter().copied(), tail));
         if of_literal || of_name {
-            return start;
+            return held_colon(text, from, start, marks);
         }
     }
-    text.len()
+    held_colon(text, from, text.len(), marks)
+}
+
+/// `end`, or the `:` before it with blanks between (a narration's
+/// `: NAME`), when that `:` is at or after `from`.
+fn colon_before(text: &[u16], from: usize, end: usize) -> usize {
+    let mut i = end;
+    while i > from && matches!(ascii(text[i - 1]), Some(b' ' | b'\t')) {
+        i -= 1;
+    }
+    if i > from && text[i - 1] == u16::from(b':') {
+        i - 1
+    } else {
+        end
+    }
+}
+
+/// Where a held tail begins when a narration's `:` (see [`colon_before`])
+/// stands before `start`, among the `marks`; else `start`.
+fn held_colon(text: &[u16], from: usize, start: usize, marks: &[(usize, Line, i64)]) -> usize {
+    let colon = colon_before(text, from, start);
+    if colon < start && marks.iter().any(|&(mark, _, _)| mark == colon) {
+        colon
+    } else {
+        start
+    }
 }
 
 #[cfg(test)]

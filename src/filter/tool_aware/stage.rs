@@ -8,7 +8,7 @@ use super::code::{Code, CodeStep, Line};
 use super::reader::Reader;
 use super::skip::{may_begin, partial_tail, plain_run, Ahead, Narrowed};
 use super::text::{ascii, Stop};
-use super::tools::Tools;
+use super::tools::{Tools, LONGEST_PREFIX};
 use crate::filter::json::{JsonScan, Step};
 use crate::filter::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
@@ -187,7 +187,7 @@ impl CallStage {
         let far = Cell::new(0);
         let named = Cell::new(false);
         // Where a held tail may begin, with the line and credit there.
-        let tail_from = text.len().saturating_sub(tools.longest.max(16));
+        let tail_from = text.len().saturating_sub(tools.longest.max(LONGEST_PREFIX));
         let mut marks = std::mem::take(&mut self.marks);
         marks.clear();
         // The next offered name or distinctive prefix (see `plain_run`) is
@@ -222,7 +222,7 @@ impl CallStage {
                     credit = credit.saturating_add(CREDIT_PER_UNIT.saturating_mul(plain as i64));
                     at += plain;
                     if crossed {
-                        line = Line { blank: false, quoted: false };
+                        line = Line::PROSE;
                     }
                     continue;
                 }
@@ -233,7 +233,15 @@ impl CallStage {
             let fence = unit == u16::from(b'`') && line.blank;
             if credit >= 0 && !line.quoted && may_begin(tools, text, at, before, line.blank) {
                 far.set(at);
-                let reader = Reader { text, tools, complete, blank: line.blank, far: &far, named: &named };
+                let reader = Reader {
+                    text,
+                    tools,
+                    complete,
+                    blank: line.blank,
+                    indented: line.indent >= Line::CODE_INDENT,
+                    far: &far,
+                    named: &named,
+                };
                 let leak = reader.leak(at);
                 count_work!(self.work, far.get().saturating_sub(at));
                 match leak {

@@ -94,7 +94,7 @@ impl Tools {
         let literals: Vec<Vec<u8>> = tools
             .iter()
             .map(|tool| tool.name.iter().copied().map(narrowed).collect())
-            .chain(LEAD_PREFIXES.iter().map(|prefix| prefix.as_bytes().to_vec()))
+            .chain(LEAD_PREFIXES.iter().chain(&NARRATION_LEADS).map(|prefix| prefix.as_bytes().to_vec()))
             .collect();
         let leads = Leads::new(&literals)
             .ok_or_else(|| ToolsError { tool: 0, reason: "the tool list cannot be searched".to_owned() })?;
@@ -188,11 +188,23 @@ impl Tools {
 }
 
 /// The distinctive prefixes' first word: what [`Tools::leads`]
-/// finds besides the names.
+/// finds besides the names (and the narrations' openings,
+/// [`NARRATION_LEADS`]).
 const LEAD_PREFIXES: [&str; 3] = ["functions.", "to=", "default_api"];
 
-/// The length of the longest of [`LEAD_PREFIXES`].
-pub(super) const LONGEST_PREFIX: usize = "default_api".len();
+/// Where a narrated call may begin, besides an offered name (see
+/// `narrated`): the transcript's role and verb.
+pub(super) const NARRATION_LEADS: [&str; 6] = [
+    "Assistant called tool ",
+    "assistant called tool ",
+    "Called tool ",
+    "called tool ",
+    "Calling tool ",
+    "calling tool ",
+];
+
+/// The length of the longest of [`LEAD_PREFIXES`] and [`NARRATION_LEADS`].
+pub(super) const LONGEST_PREFIX: usize = "assistant called tool ".len();
 
 /// Where, from `from`, the next offered name or distinctive prefix begins
 /// (as [`Tools::leads`] finds them in `narrow`, the text narrowed by

@@ -66,8 +66,15 @@ impl Reader<'_> {
     pub(super) fn strays(&self, mut at: usize) -> Reading<usize> {
         for _ in 0..MAX_STRAYS {
             let from = self.skip_space_to_end(at)?;
-            if let Some(end) = optional(self.special_token(from))? {
+            // A harmony channel header, special tokens, and the words glued
+            // between them (`<|close|>call<|sep|>`).
+            if let Some(end) = optional(self.lone_channel_header(from, true))? {
                 at = end;
+                continue;
+            }
+            let run = self.token_run(from)?;
+            if run > from {
+                at = run;
                 continue;
             }
             if let Some(end) = self.empty_wrapper(from)? {
@@ -150,12 +157,17 @@ impl Reader<'_> {
         self.closing_tag(close, &tag.name)
     }
 
-    /// Special tokens back to back from `at` (space between them allowed):
-    /// where they end, `at` if there are none.
+    /// Special tokens back to back from `at` (space between them allowed),
+    /// a harmony channel header taken whole: where they end, `at` if there
+    /// are none.
     fn tokens(&self, at: usize) -> Reading<usize> {
         let mut end = at;
         loop {
             let from = if end == at { at } else { self.skip_space_to_end(end)? };
+            if let Some(after) = optional(self.lone_channel_header(from, true))? {
+                end = after;
+                continue;
+            }
             match optional(self.special_token(from))? {
                 Some(after) => end = after,
                 None => return Ok(end),
