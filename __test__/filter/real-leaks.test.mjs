@@ -39,8 +39,6 @@ const NAMES_NO_TOOL =
 // tool-aware detection. Each must really still fail (checked below), so the
 // list cannot outlive a fix.
 const NOT_YET = {
-  'qwen3coder-rapidmlx-stream-prefix-only': { tools: NAMES_NO_TOOL },
-  'qwen3coder-rapidmlx-nonstream-opener-only': { tools: NAMES_NO_TOOL },
   'llama3-torchchat-eot-as-text': { tools: NAMES_NO_TOOL },
   'llama3-metagpt-eom-only': { tools: NAMES_NO_TOOL },
   'dsml-opensquilla-v4-flash-multi-invoke': {

@@ -1132,8 +1132,17 @@ describe('kind 6: the end of the stream, the same under either openSpanAtEnd and
     allCases(KIND_CASES, (n) => {
       const tools = toolList(r);
       const before = r.pick(PROSE) + r.pick([' ', '\n', '\n\n']);
-      const shape = r.pick(['token', 'token', 'tag call', 'json call', 'functions call']);
+      const shape = r.pick(['token', 'token', 'opener', 'tag call', 'json call', 'functions call']);
       note(`cut off:${shape}`);
+      if (shape === 'opener') {
+        // A call's opening tag alone at a line's start, whole or cut to four units or more.
+        const opener = r.pick(['tool_call', 'tool_calls', 'function_calls', 'function', 'TOOLCALL', 'tool_use', 'minimax:tool_call', 'seed:tool_call']);
+        const tag = r.chance(0.5) ? `<${opener}>${r.pick(['', '\n', ' \n'])}` : `<${opener.slice(0, 4 + r.below(opener.length - 3))}`;
+        const lead = r.pick(PROSE) + r.pick(['\n', '\n\n']) + r.pick(['', ' ', '  ']);
+        strippedWhole({ tools, before: lead, leak: tag, after: '', calls: [], reasons: ['unclosed-at-end'] }, SEED + 195_000 + n,
+          `cut-off opener case ${n} (seed ${SEED})`);
+        return;
+      }
       if (shape === 'token') {
         const token = specialToken(r);
         // `<|` or `<｜`, then at least two units of its word; never the closing `>`.
@@ -1177,7 +1186,9 @@ describe('kind 6: the end of the stream, the same under either openSpanAtEnd and
 
   it(`${KIND_CASES} generated answers cut at any point that hold no call are unchanged (seed ${SEED})`, () => {
     const r = rng(SEED ^ 0x6c1e);
-    const ENDINGS = ['', ' <', ' <|', ' a <| b', ' $a <| b$', ' x <|y', ' <div', ' <div class="', ' `<|tool_call', ' <3', ' |<', ' <=', ' <!--'];
+    const ENDINGS = ['', ' <', ' <|', ' a <| b', ' $a <| b$', ' x <|y', ' <div', ' <div class="', ' `<|tool_call', ' <3', ' |<', ' <=', ' <!--',
+      // A call's opening tag that does not begin its line, is code, is no call's wrapper, or has more after it.
+      ' <tool_call>', '\n    <tool_call>', '\n`<tool_call>`', '\n<toolbar>', '\n<fun', '\n<function_name>', '\n<tool_call/>', '\n<tool_call> then'];
     allCases(KIND_CASES, (n) => {
       const tools = toolList(r);
       const name = r.pick(tools);

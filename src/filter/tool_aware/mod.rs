@@ -64,8 +64,10 @@
 //! At the end of the text (the flush), under either `openSpanAtEnd`, a try
 //! that fails there is dropped from where it began when it reads as a call
 //! to an offered tool the end cut off (a head had named the tool, see
-//! `Reader::cut_off_call`) or is a special token the end cut off
-//! (`Reader::cut_off_token`); everything else is text.
+//! `Reader::cut_off_call`), is a special token the end cut off
+//! (`Reader::cut_off_token`), or is a call's opening tag alone at a line's
+//! start that the end cut off before its head (`Reader::cut_off_opener`);
+//! everything else is text.
 //!
 //! A leak's calls are read out: the tool (its index in the list, or the
 //! name of a tool not on offer, which must never run) and the

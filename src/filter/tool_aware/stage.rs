@@ -266,10 +266,15 @@ impl CallStage {
                     // candidate is text.)
                     Err(_) => {
                         credit = credit.saturating_sub(far.get().saturating_sub(at) as i64);
-                        // The end policy: a call to an offered tool, or a
-                        // special token, that the end cut off goes, under
-                        // either `openSpanAtEnd`.
-                        if complete && (reader.cut_off_call(at) || reader.cut_off_token(at)) {
+                        // The end policy: a call to an offered tool, a
+                        // special token, or a call's opening tag at a line's
+                        // start, that the end cut off goes, under either
+                        // `openSpanAtEnd`.
+                        if complete
+                            && (reader.cut_off_call(at)
+                                || reader.cut_off_token(at)
+                                || reader.cut_off_opener(at))
+                        {
                             out.extend_from_slice(&text[emitted..at]);
                             log.record_call(&text[at..], StripReason::UnclosedAtEnd, Vec::new());
                             log.cut_at(out.len());

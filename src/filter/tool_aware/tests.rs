@@ -487,6 +487,13 @@ fn the_end_takes_a_cut_off_call_or_special_token_under_either_policy() {
         ("Sure. <|tool_call_begin|>functions.get_weather:0 {\"city\"", "Sure. "),
         ("Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call><|im_e", "Sure. "),
         ("Sure. <tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>\n</tool_ca", "Sure. "),
+        // A call's opening tag the end cut off before its head, at a line's start.
+        ("<tool_call>", ""),
+        ("Let me check.\n<tool_call>\n", "Let me check.\n"),
+        ("Let me check.\n  <function", "Let me check.\n  "),
+        ("Checking.\n<function_calls>", "Checking.\n"),
+        ("Checking.\n<minimax:tool_c", "Checking.\n"),
+        ("Checking.\n<TOOLCALL>", "Checking.\n"),
     ];
     for (text, expected) in cut {
         for chunk in [1, 4, 1000] {
@@ -510,6 +517,15 @@ fn the_end_takes_a_cut_off_call_or_special_token_under_either_policy() {
         "x <|a",
         "Use `<|tool_call",
         "```\n<|tool_call",
+        // Not at a line's start, not a call's wrapper, or more after it.
+        "The model writes <tool_call>",
+        "<toolbar>",
+        "<fun",
+        "<function_name>",
+        "<tool_call> and then",
+        "    <tool_call>",
+        "`<tool_call>`",
+        "<tool_call/>",
     ];
     for text in kept {
         for chunk in [1, 4, 1000] {

@@ -5,7 +5,7 @@
 
 use super::reader::{Closer, Level, Reader, MAX_OPENERS, MAX_STRAYS, MAX_TOKEN, MAX_WORD};
 use super::text::{
-    ascii, is_tag_name_byte, is_tag_name_unit, is_word, optional, spells, Reading, Stop, FULL_BAR,
+    ascii, is_space, is_tag_name_byte, is_tag_name_unit, is_word, optional, spells, Reading, Stop, FULL_BAR,
 };
 use crate::filter::tool_names::MAX_NAME;
 
@@ -133,6 +133,38 @@ impl Reader<'_> {
         word.len() >= 2
             && ascii(word[0]).is_some_and(|b| b.is_ascii_alphabetic())
             && word.iter().all(|&unit| is_word(unit) || unit == LOW_BAR)
+    }
+
+    /// Whether the text, from `at` to its end, is a call's opening tag the
+    /// end cut off before its head, at the start of its line: `<`, then the
+    /// name of a wrapper only tool calls use, or a prefix of one of four
+    /// letters or more, perhaps its `>`, and nothing after it but space
+    /// (`<tool_call>`, `<tool_call>\n`, `<function`, `<minimax:tool_c`).
+    /// The names come from the chat templates that write them
+    /// ([`CUT_OPENERS`]); Qwen's and Hermes' tokenizers hold `<tool_call>`
+    /// as one special token. No document ends so: a sentence that names
+    /// the tag goes on after it or does not begin its line with it, and one
+    /// in code (a fence, inline code, a line indented as a code block) is
+    /// not read.
+    pub(super) fn cut_off_opener(&self, at: usize) -> bool {
+        if !self.blank || self.indented {
+            return false;
+        }
+        let Some([open, rest @ ..]) = self.text.get(at..) else { return false };
+        if *open != u16::from(b'<') {
+            return false;
+        }
+        let is_name =
+            |unit: u16| ascii(unit).is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
+        let name_len = rest.iter().position(|&unit| !is_name(unit)).unwrap_or(rest.len());
+        let closed = rest.get(name_len) == Some(&u16::from(b'>'));
+        let after = &rest[name_len + usize::from(closed)..];
+        if name_len < 4 || !after.iter().all(|&unit| ascii(unit).is_some_and(is_space)) {
+            return false;
+        }
+        let name = String::from_utf16_lossy(&rest[..name_len]).to_ascii_lowercase();
+        // A whole tag names a wrapper; a cut one begins the name of one.
+        CUT_OPENERS.iter().any(|opener| if closed { *opener == name } else { opener.starts_with(&name) })
     }
 
     /// Whether the text, from `at` to its end, is a bracket marker the end
@@ -475,6 +507,23 @@ pub(super) fn is_toolish(name: &[u16]) -> bool {
     let name = String::from_utf16_lossy(name).to_ascii_lowercase();
     name.contains("tool") || name.contains("call")
 }
+
+/// The opening tags only tool calls are wrapped in, as chat templates
+/// write them: `<tool_call>` (Hermes, Qwen 2.5-3, GLM), `<tool_calls>` and
+/// `<function_calls>` (DeepSeek's DSML, Anthropic's XML), `<function` (Qwen3-Coder's
+/// `<function=NAME>`), `<toolcall>` (Nemotron's `<TOOLCALL>`), `<tool_use>`,
+/// `<minimax:tool_call>` and `<seed:tool_call>` (vLLM's tool parsers for
+/// those families).
+const CUT_OPENERS: [&str; 8] = [
+    "tool_call",
+    "tool_calls",
+    "function_calls",
+    "function",
+    "toolcall",
+    "tool_use",
+    "minimax:tool_call",
+    "seed:tool_call",
+];
 
 /// The elements a call is made of, besides its wrapper: a closing tag of
 /// one of these right against a leak is the leak's own.
