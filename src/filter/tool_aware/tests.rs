@@ -25,6 +25,20 @@ fn run(tools: &[&str], text: &str, chunk: usize) -> (String, Vec<String>) {
     run_with(tools, text, chunk, Options::default())
 }
 
+/// Asserts each text passes unchanged, with no strip, with `get_weather`
+/// offered, in chunks of 1, 3 and 1000 units, under either end policy.
+fn unchanged_with_get_weather(texts: &[&str]) {
+    for text in texts {
+        for chunk in [1, 3, 1000] {
+            for options in [Options::default(), drop_policy()] {
+                let (out, spans) = run_with(&["get_weather"], text, chunk, options);
+                assert_eq!(out, *text, "chunks of {chunk}");
+                assert!(spans.is_empty(), "{text}: {spans:?}");
+            }
+        }
+    }
+}
+
 fn drop_policy() -> Options {
     Options { open_span_at_end: OpenSpanPolicy::Drop, ..Options::default() }
 }
@@ -195,15 +209,7 @@ fn leaves_prose_and_code_alone() {
         "### get_weather\n{\"city\": \"Paris\"}",
         "Send it to=get_weather, or to get_weather.",
     ];
-    for text in clean {
-        for chunk in [1, 3, 1000] {
-            for options in [Options::default(), drop_policy()] {
-                let (out, spans) = run_with(&["get_weather"], text, chunk, options);
-                assert_eq!(out, text, "chunks of {chunk}");
-                assert!(spans.is_empty(), "{text}: {spans:?}");
-            }
-        }
-    }
+    unchanged_with_get_weather(&clean);
 }
 
 #[test]
@@ -399,15 +405,7 @@ fn leaves_what_is_no_call_to_a_tool_not_on_offer() {
         "The model wrote `<tool_call>{\"name\": \"delete_file\", \"arguments\": {}}</tool_call>` there.",
         "Kimi writes `<|tool_call_begin|>functions.delete_file:0<|tool_call_argument_begin|>{}<|tool_call_end|>`.",
     ];
-    for text in clean {
-        for chunk in [1, 3, 1000] {
-            for options in [Options::default(), drop_policy()] {
-                let (out, spans) = run_with(&["get_weather"], text, chunk, options);
-                assert_eq!(out, text, "chunks of {chunk}");
-                assert!(spans.is_empty(), "{text}: {spans:?}");
-            }
-        }
-    }
+    unchanged_with_get_weather(&clean);
 }
 
 #[test]
@@ -465,15 +463,7 @@ fn leaves_closers_and_parameter_tags_that_no_leak_left() {
         "<function=get_weather> is how it names the tool, and <city>Paris</city> an argument.",
         "<select name=\"get_weather\"><option>Paris",
     ];
-    for text in clean {
-        for chunk in [1, 3, 1000] {
-            for options in [Options::default(), drop_policy()] {
-                let (out, spans) = run_with(&["get_weather"], text, chunk, options);
-                assert_eq!(out, text, "chunks of {chunk}");
-                assert!(spans.is_empty(), "{text}: {spans:?}");
-            }
-        }
-    }
+    unchanged_with_get_weather(&clean);
 }
 
 #[test]
