@@ -16,7 +16,7 @@ import { createGuard } from 'seamguard/mastra';
 
 import { routedModel, scriptedModel, sdkMajors } from '../support/agents.mjs';
 import { RUNS, WWPN } from '../support/field-cases.mjs';
-import { CITIES, FINAL, INVENTED, INVENTED_TODO, LEAKS, MISFIT, PROSE, cityPrompt, cityRouter, healScript, healTools } from '../support/heal-cases.mjs';
+import { CITIES, FINAL, INVENTED, LEAKS, MISFIT, PROSE, cityPrompt, cityRouter, healScript, healTools } from '../support/heal-cases.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is Node ${process.versions.node}` : false;
@@ -172,7 +172,7 @@ for (const sdk of majors) {
         assert.equal(prompts.length, 1);
       });
 
-      it(`${mode}: a call to a tool nobody offers is stripped`, { todo: INVENTED_TODO }, async () => {
+      it(`${mode}: a call to a tool nobody offers is stripped`, async () => {
         const { model } = scriptedModel(sdk, healScript(INVENTED));
         const { text } = await ask(agentOf({ model, guard: createGuard(), tools: healTools([]) }), mode, 'Go.');
         assert.equal(text, PROSE);

@@ -9,8 +9,6 @@
 // one place.
 import { readFileSync } from 'node:fs';
 
-import { SCAFFOLD_SPECIAL_TOKENS, ScaffoldingFilter } from 'seamguard';
-
 const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/real-leaks.json', import.meta.url), 'utf8'));
 
 /** The fixture case `id`: its leaked text, what a reader sees of it, and its source. */
@@ -48,16 +46,6 @@ export const FINAL = 'Done: the tool answered.';
 
 /** A call to a tool nobody offers, in unmistakable call markup. */
 export const INVENTED = '<tool_call>\n{"name": "delete_records", "arguments": {"table": "users"}}\n</tool_call>';
-/**
- * `false`, or why the cases that say INVENTED is stripped are todo: the
- * guards' filter options (the offered tools and every family's special
- * tokens) strip a call to a tool not on offer only once issue 30's kind 7
- * lands; then this is `false` by itself, and those cases hold.
- */
-export const INVENTED_TODO =
-  ScaffoldingFilter.strip(INVENTED, { tools: ['get_weather'], patterns: SCAFFOLD_SPECIAL_TOKENS }) === ''
-    ? false
-    : 'the filter does not yet strip a call to a tool not on offer (issue 30, kind 7)';
 /** A call to an offered tool whose arguments its schema refuses (`city` is required, nothing else allowed). */
 export const MISFIT = '<tool_call>\n{"name": "get_weather", "arguments": {"town": 7}}\n</tool_call>';
 
