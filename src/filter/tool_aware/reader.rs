@@ -379,15 +379,21 @@ impl Reader<'_> {
     /// Whether a leak that failed at `at` in a complete text failed because
     /// the text ended after it had named an offered tool.
     pub(super) fn cut_off_call(&self, at: usize) -> bool {
-        let names: Vec<String> =
-            self.tools.list().iter().map(|tool| String::from_utf16_lossy(&tool.name)).collect();
         let open = Reader { complete: false, ..*self };
         self.named.set(false);
         match open.leak(at) {
             Err(Stop::More) => {
                 self.named.get()
-                    || (matches!(ascii(self.text[at]), Some(b'{' | b'['))
-                        && shows_tool_call(&self.text[at..], Some(&names)))
+                    || (matches!(ascii(self.text[at]), Some(b'{' | b'[')) && {
+                        // The names as the JSON reader compares them, only where a JSON value begins.
+                        let names: Vec<String> = self
+                            .tools
+                            .list()
+                            .iter()
+                            .map(|tool| String::from_utf16_lossy(&tool.name))
+                            .collect();
+                        shows_tool_call(&self.text[at..], Some(&names))
+                    })
             }
             _ => false,
         }
