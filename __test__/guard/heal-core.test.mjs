@@ -42,6 +42,9 @@ describe('argumentsMisfit', () => {
     assert.throws(() => argumentsMisfit('{"a":', '{}'), { name: 'TypeError', message: /^argumentsMisfit: argumentsJson must be JSON text \(/ });
     assert.throws(() => argumentsMisfit('{}', '{oops}'), { name: 'TypeError', message: /^argumentsMisfit: inputSchemaJson must be JSON text \(/ });
     assert.throws(() => argumentsMisfit('{}', {}), { name: 'TypeError', message: /inputSchemaJson must be a string of JSON text \(got object\)/ });
+    assert.throws(() => argumentsMisfit('{"city":"\ud800"}'), { name: 'TypeError', message: 'argumentsMisfit: argumentsJson must be well-formed text (it holds a lone surrogate)' });
+    // Escaped, as JSON.stringify writes it, a lone surrogate is no JSON serde reads: refused, so heal never runs it.
+    assert.throws(() => argumentsMisfit(JSON.stringify({ city: '\ud800' })), { name: 'TypeError', message: /^argumentsMisfit: argumentsJson must be JSON text \(/ });
   });
 
   it('refuses, rather than loops on, a schema whose references go round', () => {

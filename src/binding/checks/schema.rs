@@ -49,7 +49,13 @@ fn json_text(js: Js, value: Handle, name: &str) -> Result<Option<serde_json::Val
     match js.type_of(value)? {
         ValueType::Null | ValueType::Undefined => Ok(None),
         ValueType::String => {
-            let text = String::from_utf16_lossy(&js.utf16(value)?);
+            // A lone surrogate is refused, not replaced: the text is tested as given
+            // (JSON.stringify escapes one, so a stringified value never holds one).
+            let text = String::from_utf16(&js.utf16(value)?).map_err(|_| {
+                js.type_error(&format!(
+                    "argumentsMisfit: {name} must be well-formed text (it holds a lone surrogate)"
+                ))
+            })?;
             serde_json::from_str(&text).map(Some).map_err(|error| {
                 js.type_error(&format!("argumentsMisfit: {name} must be JSON text ({error})"))
             })
