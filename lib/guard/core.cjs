@@ -773,6 +773,21 @@ class Guard {
   }
 
   /**
+   * The live run whose window holds a call of `callIds`, when exactly one
+   * run's does (tool call ids are unique per model call, so this is the
+   * surer way to find a run from what a framework's end-of-run hook holds).
+   */
+  runOfCalls(callIds) {
+    let found;
+    for (const run of this.runs.live.values()) {
+      if (!callIds.some((id) => run.calls.has(id))) continue;
+      if (found !== undefined) return undefined;
+      found = run;
+    }
+    return found;
+  }
+
+  /**
    * The live run whose last answer was `answer` (a prompt message the
    * translator reads), when exactly one run's was: how a framework that
    * hands its end-of-run hook only the final answer finds the run.
