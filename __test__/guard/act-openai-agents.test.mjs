@@ -116,10 +116,12 @@ describe('OpenAI Agents SDK: guard.outputGuardrail', { skip }, () => {
   });
 
   it('handed nothing it can read, the guardrail passes and never throws', async () => {
-    const guard = createGuard({ argumentsFrom: RUNS.triage.argumentsFrom, stopOn: true });
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: RUNS.triage.argumentsFrom, stopOn: true, onError: (error) => errors.push(error) });
     for (const args of [undefined, {}, { details: null }, { details: { output: 'x', modelResponse: { output: [null, 7] } } }]) {
       assert.deepEqual(await guard.outputGuardrail.execute(args), { tripwireTriggered: false, outputInfo: { runId: undefined, findings: [] } });
     }
+    assert.deepEqual(errors, []);
   });
 
   it('eight conversations at once on one agent and guard, half streaming: each trips where a guard of its own trips it', async () => {

@@ -763,6 +763,7 @@ class Guard {
     return this.act(run, run.filed.filter((entry) => !entry.acted));
   }
 
+  /** Marks `entries` acted and hands them on, as `actOn` says. */
   act(run, entries) {
     if (entries.length === 0) return undefined;
     const findings = entries.map((entry) => {

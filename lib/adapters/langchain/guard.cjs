@@ -262,8 +262,9 @@ function createGuard(options) {
     afterModel: {
       canJumpTo: [jumpTo],
       hook(state) {
-        const last = state?.messages?.at(-1);
-        const acted = last === null || typeof last !== 'object' ? undefined : actedOn.get(last);
+        const messages = state?.messages;
+        const last = Array.isArray(messages) ? messages[messages.length - 1] : undefined;
+        const acted = last !== null && typeof last === 'object' ? actedOn.get(last) : undefined;
         if (acted === undefined) return undefined;
         actedOn.delete(last);
         return acted.stop ? { [FINDINGS]: acted.findings, jumpTo } : { [FINDINGS]: acted.findings };

@@ -162,8 +162,9 @@ function createGuard(options) {
           if (guard.stops) acted = calls.actOn(call);
         }
       }
-      // Mastra's own tripwire, before the step's tools run: the run ends
-      // with `tripwire` set, the findings in its metadata.
+      // Mastra's own tripwire: the run ends after this step (whose tool
+      // calls Mastra has already run) with `tripwire` set, the findings in
+      // its metadata.
       if (acted?.stop && typeof abort === 'function') abort(tripReason(acted), { metadata: acted });
       return messageList;
     },

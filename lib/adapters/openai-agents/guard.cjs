@@ -207,7 +207,8 @@ function seamOutput(output, seam, streamed) {
  * gives every message the same id leaves to tell runs apart).
  */
 function runOfOutput(guard, details) {
-  const callIds = (details?.output ?? []).map((item) => item?.rawItem ?? item).filter((item) => item?.type === 'function_call').map((item) => item.callId);
+  const output = Array.isArray(details?.output) ? details.output : [];
+  const callIds = output.map((item) => item?.rawItem ?? item).filter((item) => item?.type === 'function_call').map((item) => item.callId);
   const byCalls = callIds.length > 0 ? guard.runOfCalls(callIds) : undefined;
   if (byCalls !== undefined) return byCalls;
   const answer = answerOf(details?.modelResponse?.output);
