@@ -262,8 +262,8 @@ function createGuard(options) {
     afterModel: {
       canJumpTo: [jumpTo],
       hook(state) {
-        const messages = state?.messages;
-        const last = Array.isArray(messages) ? messages[messages.length - 1] : undefined;
+        const history = state?.messages;
+        const last = Array.isArray(history) ? history[history.length - 1] : undefined;
         const acted = last !== null && typeof last === 'object' ? actedOn.get(last) : undefined;
         if (acted === undefined) return undefined;
         actedOn.delete(last);
