@@ -18,6 +18,13 @@
 // Where the provider keeps the conversation, nothing heals (see
 // keepsConversation). `heal: false` strips only; `strip: false` changes
 // nothing.
+//
+// Each finding, strip and heal is a custom span in the Agents SDK's own
+// trace, under the span the model call began in (its name as telemetry.cjs
+// names the signal, the attributes as its data), so every trace processor
+// sees it; and an event on the active OpenTelemetry span, when one records.
+// The SDK's tracing is looked up when a model call begins, never required
+// before: an app that runs this adapter has it.
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
@@ -193,7 +200,8 @@ function seamOutput(output, seam, streamed) {
   if (seam.plan === undefined || !Array.isArray(output)) return output;
   const realCalls = output.filter(isToolCall).length;
   const early = streamed ? seam.heal(realCalls) : undefined;
-  const stripped = stripOutput(output, seam.plan);
+  // Text the stream's filters read already is read again quietly: each strip is recorded once.
+  const stripped = streamed ? seam.quietly(() => stripOutput(output, seam.plan)) : stripOutput(output, seam.plan);
   const healed = early ?? seam.heal(realCalls);
   if (healed.length === 0) return stripped;
   return [...stripped.filter((item) => !isEmptied(item)), ...healed.map(functionCallItem)];
@@ -207,6 +215,45 @@ function seamOutput(output, seam, streamed) {
  * Nothing is healed there; leaks are still stripped.
  */
 const keepsConversation = (request) => Boolean(request.previousResponseId || request.conversationId);
+
+// The Agents SDK's tracing functions, looked up once (`false` when neither
+// package resolves from here).
+let tracing;
+function agentsTracing() {
+  if (tracing === undefined) {
+    tracing = false;
+    for (const name of ['@openai/agents-core', '@openai/agents']) {
+      try {
+        const sdk = require(name);
+        if (typeof sdk.createCustomSpan === 'function' && typeof sdk.getCurrentTrace === 'function') {
+          tracing = sdk;
+          break;
+        }
+      } catch {
+        // Not installed where this file can see it: the next name.
+      }
+    }
+  }
+  return tracing;
+}
+
+/**
+ * The trace's custom spans, as a trace sink: each signal a span of its
+ * own, started and ended at once, under the span current when the model
+ * call began. `undefined` outside a trace, or in the no-op trace the SDK
+ * runs under with tracing disabled.
+ */
+function customSpans() {
+  const sdk = agentsTracing();
+  if (sdk === false) return undefined;
+  const parent = sdk.getCurrentSpan?.() ?? sdk.getCurrentTrace();
+  if (parent === null || parent === undefined || parent.traceId === 'no-op') return undefined;
+  return (name, attributes) => {
+    const span = sdk.createCustomSpan({ data: { name, data: attributes } }, parent);
+    span.start();
+    span.end();
+  };
+}
 
 const isModel = (model) => model !== null && typeof model === 'object' && typeof model.getResponse === 'function' && typeof model.getStreamedResponse === 'function';
 
@@ -225,8 +272,9 @@ function createGuard(options) {
    */
   const begin = (request) => {
     const tools = toolsOf(request);
-    const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered);
-    return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
+    const trace = guard.attempt(() => guard.trace(customSpans()));
+    const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered, trace);
+    return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told, undefined, trace)) };
   };
   const answered = (output, call) => {
     if (call === undefined) return;
