@@ -23,8 +23,6 @@
 // trace, under the span the model call began in (its name as telemetry.cjs
 // names the signal, the attributes as its data), so every trace processor
 // sees it; and an event on the active OpenTelemetry span, when one records.
-// The SDK's tracing is looked up when a model call begins, never required
-// before: an app that runs this adapter has it.
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
@@ -216,40 +214,24 @@ function seamOutput(output, seam, streamed) {
  */
 const keepsConversation = (request) => Boolean(request.previousResponseId || request.conversationId);
 
-// The Agents SDK's tracing functions, looked up once (`false` when neither
-// package resolves from here).
-let tracing;
-function agentsTracing() {
-  if (tracing === undefined) {
-    tracing = false;
-    for (const name of ['@openai/agents-core', '@openai/agents']) {
-      try {
-        const sdk = require(name);
-        if (typeof sdk.createCustomSpan === 'function' && typeof sdk.getCurrentTrace === 'function') {
-          tracing = sdk;
-          break;
-        }
-      } catch {
-        // Not installed where this file can see it: the next name.
-      }
-    }
-  }
-  return tracing;
-}
+// The Agents SDK keeps one trace provider for every copy of it loaded (its
+// CommonJS and its ES module build alike), under this global symbol. The
+// guard finds it there rather than loading the SDK: loading its entry point
+// registers the SDK's default trace processor again, beside the app's.
+const TRACE_PROVIDER = Symbol.for('openai.agents.core.traceProvider');
 
 /**
  * The trace's custom spans, as a trace sink: each signal a span of its
- * own, started and ended at once, under the span current when the model
- * call began. `undefined` outside a trace, or in the no-op trace the SDK
- * runs under with tracing disabled.
+ * own, started and ended at once, under the span current where the signal
+ * arises (the runner calls the model inside its turn's span). The SDK's
+ * provider makes a no-op span outside a trace or with tracing disabled.
+ * `undefined` when no Agents SDK has set up its tracing.
  */
 function customSpans() {
-  const sdk = agentsTracing();
-  if (sdk === false) return undefined;
-  const parent = sdk.getCurrentSpan?.() ?? sdk.getCurrentTrace();
-  if (parent === null || parent === undefined || parent.traceId === 'no-op') return undefined;
+  const provider = globalThis[TRACE_PROVIDER];
+  if (typeof provider?.createSpan !== 'function') return undefined;
   return (name, attributes) => {
-    const span = sdk.createCustomSpan({ data: { name, data: attributes } }, parent);
+    const span = provider.createSpan({ data: { type: 'custom', name, data: attributes } });
     span.start();
     span.end();
   };
