@@ -3,7 +3,7 @@
 // maps `ai` to the ai-v7 dev dependency).
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { readLookupResult, type ContextError } from 'seamguard';
-import { createGuard, type Guard, type GuardOptions } from 'seamguard/ai-sdk';
+import { createGuard, type Guard, type GuardFinding, type GuardOptions, type SeamguardSignalAttributes, type SeamguardSignalName } from 'seamguard/ai-sdk';
 
 declare const model: Parameters<typeof wrapLanguageModel>[0]['model'];
 
@@ -70,3 +70,14 @@ for (const id of server.runIds()) {
 }
 // @ts-expect-error maxRuns is a number
 createGuard({ maxRuns: '10' });
+
+// A finding names the tool call it is about; the signals the guard records
+// in a framework's traces carry typed attributes.
+const callIds: (string | undefined)[] = server.findings.map((finding: GuardFinding) => finding.toolCallId);
+void callIds;
+export function onSignal(name: SeamguardSignalName, data: SeamguardSignalAttributes): string {
+  const where = `${data['seamguard.run_id'] ?? '?'}#${data['seamguard.model_call'] ?? '?'}`;
+  return `${name} ${data['seamguard.signal']} ${data['seamguard.kind'] ?? ''} ${data['gen_ai.tool.call.id'] ?? ''} ${(data['seamguard.tools'] ?? []).join(',')} ${where}`;
+}
+// @ts-expect-error the signal names are a closed set
+onSignal('seamguard.other', { 'seamguard.signal': 'finding' });

@@ -2,7 +2,7 @@ import type { LanguageModelMiddleware } from 'ai';
 import type { ScaffoldingFilterOptions } from '../../index.js';
 
 import type { GuardOptions, GuardRun } from './guard.js';
-export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
+export type { FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName } from './guard.js';
 
 /**
  * A guard, made once and shared by every conversation the wrapped model

@@ -1,6 +1,6 @@
 import type { GuardOptions, GuardRun } from './guard.js';
 
-export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
+export type { FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName } from './guard.js';
 
 /**
  * The guard's agent middleware, for `createAgent({ middleware: [...] })`.

@@ -1,7 +1,7 @@
 import type { Model, ModelProvider } from '@openai/agents';
 import type { GuardOptions, GuardRun } from './guard.js';
 
-export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
+export type { FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName } from './guard.js';
 
 /** A guard, made once and shared by every run of the agents whose model it wraps, for the OpenAI Agents SDK. */
 export interface Guard extends GuardRun {
