@@ -153,6 +153,24 @@ describe('LangChain.js: findings are custom events of the run', () => {
     assert.equal(shown.length, 2);
   });
 
+  it('a handler that throws never reaches the run: its error goes to onError, and the findings are filed', async () => {
+    const errors = [];
+    const guard = createGuard({ argumentsFrom: RUNS.recall.argumentsFrom, onError: (error) => errors.push(error) });
+    class Throwing extends BaseCallbackHandler {
+      name = 'throwing';
+
+      raiseError = true;
+
+      handleCustomEvent() {
+        throw new Error('the trace store is down');
+      }
+    }
+    const { messages } = await fieldAgent('recall', guard).invoke(input(RUNS.recall.prompt), { callbacks: [new Throwing()] });
+    assert.equal(messages.at(-1).text, 'Done.');
+    assert.equal(guard.findings.length, 2);
+    assert.deepEqual(errors.map((error) => error.message), ['the trace store is down', 'the trace store is down']);
+  });
+
   it('a run with no callbacks dispatches nothing and finds the same', async () => {
     const guard = createGuard({ argumentsFrom: RUNS.recall.argumentsFrom });
     await fieldAgent('recall', guard).invoke(input(RUNS.recall.prompt));

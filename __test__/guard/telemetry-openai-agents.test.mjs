@@ -215,6 +215,22 @@ describe('OpenAI Agents SDK: findings, strips and heals are custom spans in the 
     assert.deepEqual(healed.sort(), [...cities].sort());
   });
 
+  it('a processor that throws never reaches the run, and the findings are filed', async () => {
+    const down = () => {
+      throw new Error('the trace store is down');
+    };
+    const throwing = { onTraceStart: async () => {}, onTraceEnd: async () => {}, onSpanStart: down, onSpanEnd: down, shutdown: async () => {}, forceFlush: async () => {} };
+    sdk.setTraceProcessors([throwing]);
+    try {
+      const guard = createGuard({ argumentsFrom: RUNS.recall.argumentsFrom, onError: () => {} });
+      const result = await play('run', { model: scripted(RUNS.recall.script), guard, tools: RUNS.recall.tools(), prompt: RUNS.recall.prompt });
+      assert.equal(result.finalOutput, 'Done.');
+      assert.equal(guard.findings.length, 2);
+    } finally {
+      sdk.setTraceProcessors([kept]);
+    }
+  });
+
   it('with tracing disabled, no span is made and the findings are the same', async () => {
     kept.spans.length = 0;
     sdk.setTracingDisabled(true);
