@@ -176,7 +176,8 @@ class Run {
     this.pass = 0;
     this.epoch = -1;
     this.offered = undefined;
-    // The trace of the model call the run is in (telemetry.cjs), if any.
+    // The trace of the model call the run is in (telemetry.cjs), if any,
+    // until the call is answered or fails.
     this.trace = undefined;
     this.namesChecked = false;
     this.unreadableSaid = false;
@@ -357,11 +358,16 @@ class Guard {
       this.file(run, findings);
       throw unreadable;
     });
+    // The call is over: the run keeps nothing of its trace (a framework's
+    // run config, a span) while it waits for its next call.
+    run.trace = undefined;
   }
 
   /** The model call `call` failed: the run waits for the same prompt again. */
   failed(call) {
-    if (call !== undefined) this.runs.failed(call.run);
+    if (call === undefined) return;
+    this.runs.failed(call.run);
+    if (call.run.trace === call.trace) call.run.trace = undefined;
   }
 
   /** The offered tool's input schema, if the model call listed it. */
