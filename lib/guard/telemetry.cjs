@@ -190,6 +190,4 @@ function callTrace(sink, report) {
   return new CallTrace(span, sink, report);
 }
 
-exports.SIGNALS = SIGNALS;
 exports.callTrace = callTrace;
-exports.findingAttributes = findingAttributes;
