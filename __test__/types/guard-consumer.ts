@@ -3,7 +3,7 @@
 // maps `ai` to the ai-v7 dev dependency).
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { readLookupResult, type ContextError } from 'seamguard';
-import { createGuard, type Guard, type GuardOptions } from 'seamguard/ai-sdk';
+import { createGuard, type Guard, type GuardFinding, type GuardOptions, type SeamguardSignalAttributes, type SeamguardSignalName } from 'seamguard/ai-sdk';
 
 declare const model: Parameters<typeof wrapLanguageModel>[0]['model'];
 
@@ -90,3 +90,13 @@ export async function stopped(prompt: string): Promise<boolean> {
   const acted = steps.at(-1)?.providerMetadata?.seamguard as ActedFindings | undefined;
   return acted?.stop === true && acted.findings.every((finding) => typeof finding.message === 'string');
 }
+// A finding names the tool call it is about; the signals the guard records
+// in a framework's traces carry typed attributes.
+const callIds: (string | undefined)[] = server.findings.map((finding: GuardFinding) => finding.toolCallId);
+void callIds;
+export function onSignal(name: SeamguardSignalName, data: SeamguardSignalAttributes): string {
+  const where = `${data['seamguard.run_id'] ?? '?'}#${data['seamguard.model_call'] ?? '?'}`;
+  return `${name} ${data['seamguard.signal']} ${data['seamguard.kind'] ?? ''} ${data['gen_ai.tool.call.id'] ?? ''} ${(data['seamguard.tools'] ?? []).join(',')} ${where}`;
+}
+// @ts-expect-error the signal names are a closed set
+onSignal('seamguard.other', { 'seamguard.signal': 'finding' });

@@ -22,6 +22,7 @@ const { closestNames } = require('./names.cjs');
 const { MESSAGE_KINDS } = require('./kinds.cjs');
 const { filterTools, sayLeftOut } = require('./tools.cjs');
 const { streamSeam } = require('./heal.cjs');
+const { callTrace } = require('./telemetry.cjs');
 const { FilterPlan, ScaffoldRegistry } = require('../filter/scaffolding-filter.cjs');
 const { readStopOn, actedFinding } = require('./stop.cjs');
 
@@ -179,6 +180,9 @@ class Run {
     this.pass = 0;
     this.epoch = -1;
     this.offered = undefined;
+    // The trace of the model call the run is in (telemetry.cjs), if any,
+    // until the call is answered or fails.
+    this.trace = undefined;
     this.namesChecked = false;
     this.unreadableSaid = false;
   }
@@ -283,8 +287,9 @@ class Guard {
    * @param scope the framework's identity of the conversation, if it has
    *   one: a string (a thread id), or the run an earlier call of the same
    *   request found (kept in the framework's per-request state).
+   * @param trace where this call's signals are recorded (`guard.trace`).
    */
-  modelCall(messages, translator, offered, told = offered, scope = undefined) {
+  modelCall(messages, translator, offered, told = offered, scope = undefined, trace = undefined) {
     // With no tool armed every row says not-applicable once, at the start,
     // and nothing a prompt holds can change that.
     if (this.grounds.size === 0) return undefined;
@@ -296,12 +301,14 @@ class Guard {
     for (const error of found.reads.errors?.values() ?? []) this.unreadable(run, error);
     const epoch = run.epoch;
     run.offered = offered;
+    run.trace = trace;
+    trace?.run(run.id, epoch);
     if (!run.namesChecked && told.length > 0) {
       run.namesChecked = true;
       this.checkNames(run, told, epoch);
     }
     // `filed` is the run's as this call found it: a run that starts afresh later files elsewhere.
-    const call = { run, epoch, filed: run.filed };
+    const call = { run, epoch, filed: run.filed, trace };
     for (let i = 0; i < fresh.length; i++) {
       const pending = this.pushMessage(run, fresh[i], translator, epoch);
       if (pending !== undefined) return this.finishPushes(call, pending, fresh, i + 1, translator, offered);
@@ -330,6 +337,7 @@ class Guard {
     const { run, epoch } = call;
     this.runs.answered(run, answer, translator);
     if (epoch !== run.epoch) return;
+    run.trace = call.trace;
     const choices = [];
     let unreadable;
     for (const toolCall of calls) {
@@ -357,11 +365,16 @@ class Guard {
       this.file(run, findings);
       throw unreadable;
     });
+    // The call is over: the run keeps nothing of its trace (a framework's
+    // run config, a span) while it waits for its next call.
+    run.trace = undefined;
   }
 
   /** The model call `call` failed: the run waits for the same prompt again. */
   failed(call) {
-    if (call !== undefined) this.runs.failed(call.run);
+    if (call === undefined) return;
+    this.runs.failed(call.run);
+    if (call.run.trace === call.trace) call.run.trace = undefined;
   }
 
   /** The offered tool's input schema, if the model call listed it. */
@@ -634,20 +647,23 @@ class Guard {
   }
 
   /**
-   * Keeps the first finding of each identity, the epoch left out, and tells
-   * `onFinding` with the run: `{ id, toolCallId }`. Every finding is kept
-   * and counted whatever `onFinding` does; what it throws or rejects with
-   * goes to `onError`.
+   * Keeps the first finding of each identity, the epoch left out, with the
+   * id of the tool call it is about (`toolCallId`, where there is one),
+   * records it in the model call's trace and tells `onFinding` with the
+   * run: `{ id, toolCallId }`. Every finding is kept and counted whatever
+   * `onFinding` or a trace does; what they throw goes to `onError`.
    */
   file(run, found) {
     for (const { finding, toolCallId } of found) {
       const identity = contextErrorIdentity({ ...finding, epoch: undefined });
       if (run.identities.has(identity)) continue;
       run.identities.add(identity);
-      run.findings.push(finding);
-      run.filed.push({ finding, toolCallId, acted: false });
+      const filed = toolCallId === undefined ? finding : { ...finding, toolCallId };
+      run.findings.push(filed);
+      run.filed.push({ finding: filed, toolCallId, acted: false });
+      run.trace?.finding(filed, toolCallId);
       if (this.onFinding === undefined) continue;
-      this.callBack(this.onFinding, finding, { id: run.id, toolCallId });
+      this.callBack(this.onFinding, filed, { id: run.id, toolCallId });
     }
   }
 
@@ -721,13 +737,14 @@ class Guard {
    * lets it call `offered` (`[{ name, inputSchema }]` each): `plan` for
    * every text of the call (undefined under `strip: false`), and
    * `heal(realCalls)`, the leaked calls that may become real ones
-   * (heal.cjs `streamSeam`).
+   * (heal.cjs `streamSeam`). Its strips and heals are recorded in `trace`.
    */
-  streamSeam(told, offered = told) {
+  streamSeam(told, offered = told, trace = undefined) {
     return streamSeam({
       strip: this.stripping,
       heal: this.healing,
       offered,
+      trace,
       makePlan: (onStrip) => streamPlan({ tools: this.filterTools(told), onStrip }),
     });
   }
@@ -799,6 +816,16 @@ class Guard {
     if (runs === undefined) return undefined;
     const answered = [...runs].filter((run) => run.state === 'answered');
     return answered.length === 1 ? answered[0] : undefined;
+  }
+
+  /**
+   * Where the signals of a model call beginning now are recorded: the
+   * active OpenTelemetry span and `sink`, the framework's own
+   * (`(name, attributes) => void`); `undefined` when nothing records
+   * (telemetry.cjs). An adapter hands it to `modelCall` and `streamSeam`.
+   */
+  trace(sink = undefined) {
+    return callTrace(sink, (error) => this.report(error));
   }
 
   /** Hands `text` to onError as an Error, once per `what` for this guard. */

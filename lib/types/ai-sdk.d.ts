@@ -2,7 +2,7 @@ import type { LanguageModelMiddleware } from 'ai';
 import type { ScaffoldingFilterOptions } from '../../index.js';
 
 import type { GuardOptions, GuardRun } from './guard.js';
-export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView, StopKind } from './guard.js';
+export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
 
 /**
  * A guard, made once and shared by every conversation the wrapped model

@@ -30,7 +30,7 @@ export interface GuardOptions {
    * rejects with goes to `onError`, and the finding is filed and counted
    * all the same.
    */
-  readonly onFinding?: ((finding: ContextError, run: FindingRun) => unknown) | undefined;
+  readonly onFinding?: ((finding: GuardFinding, run: FindingRun) => unknown) | undefined;
   /**
    * Called when a check could not be made (an input past the checks'
    * limits, a `readResult` or `onFinding` that threw, a message the guard
@@ -112,6 +112,61 @@ export interface ActedFindings {
   readonly stop: boolean;
 }
 
+/** A finding as a guard files it: the check's finding, and the tool call it is about. */
+export interface GuardFinding extends ContextError {
+  /**
+   * The id of the tool call the finding is about, as the framework names
+   * it (a healed call's id for a healed call). Absent for a dangling
+   * reference, which is about a tool on offer, not a call.
+   */
+  readonly toolCallId?: string;
+}
+
+/**
+ * The names a guard records its signals under, in each framework's traces
+ * (see docs/telemetry.md): a finding filed, a leaked call stripped, a
+ * leaked call healed into a real one, and one heal turned down.
+ */
+export type SeamguardSignalName = 'seamguard.finding' | 'seamguard.strip' | 'seamguard.heal' | 'seamguard.heal_refused';
+
+/**
+ * The attributes of a signal: an OpenTelemetry span event's attributes, a
+ * LangChain custom event's data, an Agents SDK custom span's data, a Mastra
+ * event span's metadata. Each is present where the signal has it.
+ */
+export interface SeamguardSignalAttributes {
+  /** `'finding'`, `'strip'`, `'heal'` or `'heal-refused'`. */
+  readonly 'seamguard.signal': 'finding' | 'strip' | 'heal' | 'heal-refused';
+  /** A finding's kind: `'empty-lookup'`, `'unsupported-argument'` or `'dangling-reference'`. */
+  readonly 'seamguard.kind'?: string;
+  /** A finding's seam: `'write'`, `'choice'` or `'compose'`. */
+  readonly 'seamguard.seam'?: string;
+  /** The tools the signal is about: a finding's (the one called first), the calls a strip read, the tool healed or refused. */
+  readonly 'seamguard.tools'?: readonly string[];
+  /** The argument's path (`wwpn`, `filter.host`): a finding about an argument. */
+  readonly 'seamguard.path'?: string;
+  /** The argument's value a finding is about, or a healed call's input as JSON; cut to 500 characters. */
+  readonly 'seamguard.value'?: string;
+  /** A finding's message, as `finding.message`. */
+  readonly 'seamguard.message'?: string;
+  /** `true` for an advisory finding (an empty lookup). */
+  readonly 'seamguard.advisory'?: boolean;
+  /** Why a strip was made (`'match'`, `'unclosed-at-end'`, `'max-held'`) or a heal refused. */
+  readonly 'seamguard.reason'?: string;
+  /** The stripped text, cut to 500 characters. */
+  readonly 'seamguard.span'?: string;
+  /** The index of the pattern that stripped it; -1 for tool-aware detection. */
+  readonly 'seamguard.pattern'?: number;
+  /** The run (conversation) the signal belongs to: `guard.run(id)`. */
+  readonly 'seamguard.run_id'?: string;
+  /** The run's model call the signal came from, counted from 0 (a finding's `epoch`). */
+  readonly 'seamguard.model_call'?: number;
+  /** The tool, as the OpenTelemetry GenAI conventions name it. */
+  readonly 'gen_ai.tool.name'?: string;
+  /** The tool call, as the OpenTelemetry GenAI conventions name it. */
+  readonly 'gen_ai.tool.call.id'?: string;
+}
+
 /** The run a finding belongs to, as `onFinding` is told. */
 export interface FindingRun {
   /**
@@ -144,7 +199,7 @@ export interface GuardCheckReport extends CheckReport {
 export interface GuardRunView {
   readonly id: string;
   /** The run's findings, the first of each identity, in filing order. A copy. */
-  readonly findings: readonly ContextError[];
+  readonly findings: readonly GuardFinding[];
   /** The run's ledger. */
   readonly ledger: GuardLedger;
 }
@@ -157,7 +212,7 @@ export interface GuardRunView {
  */
 export interface GuardRun {
   /** The latest run's findings, the first of each identity, in filing order. A new array at every read. */
-  readonly findings: readonly ContextError[];
+  readonly findings: readonly GuardFinding[];
   /** The latest run's ledger: one row per check, every encounter noted. */
   readonly ledger: GuardLedger;
   /** A live run, by the id `onFinding` was told; `undefined` once it has ended. */

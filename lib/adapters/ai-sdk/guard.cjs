@@ -111,12 +111,16 @@ const promptMessages = {
  * call (a promise of the call, `undefined` when nothing is judged), then
  * `answered(call, content)` with the answer's content parts, or
  * `failed(call)` when the model call threw. `scope` is the conversation's
- * identity where the caller has one (see Guard.modelCall).
+ * identity where the caller has one (see Guard.modelCall); `trace` where
+ * the call's findings are recorded (the active OpenTelemetry span, the
+ * AI SDK's own with `experimental_telemetry`, unless the caller gives one).
  */
 function modelCalls(guard) {
   return {
-    begin: (params, scope) =>
-      guard.attempt(() => guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope ?? runIdOf(params))),
+    begin: (params, scope, trace) =>
+      guard.attempt(() =>
+        guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope ?? runIdOf(params), trace ?? guard.trace()),
+      ),
     answered: (call, content) =>
       guard.attempt(() => {
         const parts = Array.isArray(content) ? content : [];

@@ -19,6 +19,12 @@
 // same ids: the reader sees what the agent's state holds, no markup, each
 // healed call once. `strip: false` changes no text and heals nothing.
 //
+// Each finding, strip and heal is a custom event of the run the model call
+// belongs to (`dispatchCustomEvent`, named as telemetry.cjs names them,
+// the attributes as its data), so a callback handler's `handleCustomEvent`,
+// LangSmith and `streamEvents` see it; and an event on the active
+// OpenTelemetry span, when one records.
+//
 // Messages are told apart by their `type` and made with the constructor of
 // the message they replace, never with this file's copy of
 // `@langchain/core`: an app that imports LangChain as ES modules has other
@@ -29,6 +35,8 @@ const { createRequire } = require('node:module');
 const { createMiddleware } = require('langchain');
 const { Runnable } = require('@langchain/core/runnables');
 const { toJsonSchema } = require('@langchain/core/utils/json_schema');
+const { AsyncLocalStorageProviderSingleton } = require('@langchain/core/singletons');
+const { dispatchCustomEvent } = require('@langchain/core/callbacks/dispatch/web');
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
 const { ScaffoldingFilter } = require('../../index.cjs');
@@ -157,6 +165,17 @@ function keptAnswer(message, shown, healed) {
   return shown?.changed ? withContent(message, shown.content) : message;
 }
 
+/**
+ * The run's custom events, as a trace sink: the config of the run the
+ * model call is in (LangChain keeps it in its async context, one per
+ * run), or `undefined` outside a run with callbacks.
+ */
+function customEvents() {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig();
+  if (config?.callbacks === undefined) return undefined;
+  return (name, attributes) => dispatchCustomEvent(name, attributes, config);
+}
+
 /** The LangGraph task of a model call, as `wrapModelCall` reads it and as a streamed message's metadata names it. */
 const taskOfRequest = (request) => request.runtime?.configurable?.checkpoint_ns;
 const taskOfChunk = (metadata) => metadata?.langgraph_checkpoint_ns ?? metadata?.checkpoint_ns;
@@ -214,6 +233,7 @@ function createGuard(options) {
     name: 'seamguard',
     async wrapModelCall(request, handler) {
       const tools = guard.attempt(() => toolsOf(request)) ?? { told: [], offered: [] };
+      const trace = guard.attempt(() => guard.trace(customEvents()));
       const call = await guard.attempt(() => {
         const system = request.systemMessage;
         const prompt = system !== undefined && textOf(system) !== '' ? [system, ...request.messages] : request.messages;
@@ -221,9 +241,9 @@ function createGuard(options) {
         // the run is found from the prompt.
         const thread = request.runtime?.configurable?.thread_id;
         const scope = typeof thread === 'string' || typeof thread === 'number' ? String(thread) : undefined;
-        return guard.modelCall(prompt, requestMessages, tools.offered, tools.told, scope);
+        return guard.modelCall(prompt, requestMessages, tools.offered, tools.told, scope, trace);
       });
-      const seam = guard.attempt(() => guard.streamSeam(tools.told, tools.offered));
+      const seam = guard.attempt(() => guard.streamSeam(tools.told, tools.offered, trace));
       const record = openTask(request, tools.told);
       let response;
       try {

@@ -18,6 +18,11 @@
 // Where the provider keeps the conversation, nothing heals (see
 // keepsConversation). `heal: false` strips only; `strip: false` changes
 // nothing.
+//
+// Each finding, strip and heal is a custom span in the Agents SDK's own
+// trace, under the span the model call began in (its name as telemetry.cjs
+// names the signal, the attributes as its data), so every trace processor
+// sees it; and an event on the active OpenTelemetry span, when one records.
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
@@ -193,7 +198,8 @@ function seamOutput(output, seam, streamed) {
   if (seam.plan === undefined || !Array.isArray(output)) return output;
   const realCalls = output.filter(isToolCall).length;
   const early = streamed ? seam.heal(realCalls) : undefined;
-  const stripped = stripOutput(output, seam.plan);
+  // Text the stream's filters read already is read again quietly: each strip is recorded once.
+  const stripped = streamed ? seam.quietly(() => stripOutput(output, seam.plan)) : stripOutput(output, seam.plan);
   const healed = early ?? seam.heal(realCalls);
   if (healed.length === 0) return stripped;
   return [...stripped.filter((item) => !isEmptied(item)), ...healed.map(functionCallItem)];
@@ -224,6 +230,29 @@ function runOfOutput(guard, details) {
  */
 const keepsConversation = (request) => Boolean(request.previousResponseId || request.conversationId);
 
+// The Agents SDK keeps one trace provider for every copy of it loaded (its
+// CommonJS and its ES module build alike), under this global symbol. The
+// guard finds it there rather than loading the SDK: loading its entry point
+// registers the SDK's default trace processor again, beside the app's.
+const TRACE_PROVIDER = Symbol.for('openai.agents.core.traceProvider');
+
+/**
+ * The trace's custom spans, as a trace sink: each signal a span of its
+ * own, started and ended at once, under the span current where the signal
+ * arises (the runner calls the model inside its turn's span). The SDK's
+ * provider makes a no-op span outside a trace or with tracing disabled.
+ * `undefined` when no Agents SDK has set up its tracing.
+ */
+function customSpans() {
+  const provider = globalThis[TRACE_PROVIDER];
+  if (typeof provider?.createSpan !== 'function') return undefined;
+  return (name, attributes) => {
+    const span = provider.createSpan({ data: { type: 'custom', name, data: attributes } });
+    span.start();
+    span.end();
+  };
+}
+
 const isModel = (model) => model !== null && typeof model === 'object' && typeof model.getResponse === 'function' && typeof model.getStreamedResponse === 'function';
 
 /**
@@ -241,8 +270,9 @@ function createGuard(options) {
    */
   const begin = (request) => {
     const tools = toolsOf(request);
-    const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered);
-    return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
+    const trace = guard.attempt(() => guard.trace(customSpans()));
+    const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered, trace);
+    return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told, undefined, trace)) };
   };
   const answered = (output, call) => {
     if (call === undefined) return;
