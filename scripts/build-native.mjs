@@ -40,7 +40,9 @@ import { finishBinding } from './finish-binding.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
-const QUIET_SECONDS = 10;
+// After how many silent seconds a progress line of its own is printed
+// (SEAMGUARD_BUILD_QUIET_SECONDS, for a test that cannot wait 10).
+const QUIET_SECONDS = Number(process.env.SEAMGUARD_BUILD_QUIET_SECONDS) > 0 ? Number(process.env.SEAMGUARD_BUILD_QUIET_SECONDS) : 10;
 
 /** The platform as napi-rs names binaries and packages: linux-x64-gnu, darwin-arm64, win32-x64-msvc, … */
 function platformSuffix() {
@@ -121,7 +123,7 @@ function withProgress(command, commandArgs, env) {
         say(`seamguard: still building (${Math.round((Date.now() - started) / 1000)} s; the last step, the optimised link, is the longest)`);
         last = Date.now();
       }
-    }, 1000);
+    }, Math.min(1000, QUIET_SECONDS * 500));
     child.on('error', (error) => {
       clearInterval(heartbeat);
       reject(error);

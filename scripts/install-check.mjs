@@ -7,6 +7,7 @@
 // only.
 //
 //   node scripts/install-check.mjs     prints nothing when all is well; never fails the install
+//                                      (nor prints anything under `npm pack` and `npm publish`)
 //
 // It prints:
 // - one line, if any installed package wants another Node than this one:
@@ -59,6 +60,9 @@ function npmProblems() {
     return [`npm ls did not run (${ls.error?.message ?? `exit code ${ls.status}`})`];
   }
 }
+
+// `npm pack` and `npm publish` run `prepare` too: nothing was installed.
+if (['pack', 'publish'].includes(process.env.npm_command)) process.exit(0);
 
 try {
   const engines = engineMismatches();

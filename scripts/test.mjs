@@ -14,7 +14,9 @@
 //    `seamguard/langchain`, `seamguard/openai-agents` and `seamguard/mastra`
 //    against those frameworks' own types; each project under TypeScript 5.9
 //    (`typescript`) and TypeScript 7 (`typescript-7`, the native compiler,
-//    whose `tsc` runs a Go binary from its platform package);
+//    whose `tsc` runs a Go binary from its platform package); and an ES
+//    module consumer of every entry (the `import` condition, lib/esm/*.d.mts)
+//    under `moduleResolution` node16, nodenext and bundler;
 // 4. the typings against the specification's surfaces;
 // 5. the package as a user gets it: the main and linux-x64-gnu tarballs
 //    installed with no Rust and no install scripts (pack-test.mjs). The
@@ -59,7 +61,8 @@ for (const typescript of ['typescript', 'typescript-7']) {
   const tsc = join(dirname(require.resolve(`${typescript}/package.json`)), 'bin', 'tsc');
   const version = execFileSync(process.execPath, [tsc, '--version'], { cwd: root, encoding: 'utf8' }).trim();
   step(`type tests, TypeScript ${version.replace(/^Version /, '')} (${typescript})`);
-  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json']) {
+  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json',
+    'tsconfig.esm-node16.json', 'tsconfig.esm-nodenext.json', 'tsconfig.esm-bundler.json']) {
     console.log(`tsc -p __test__/types/${project}`);
     run(process.execPath, [tsc, '-p', join('__test__', 'types', project)]);
   }
