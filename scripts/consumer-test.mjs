@@ -1,0 +1,303 @@
+// The package as a user installs it from the registry, with each package
+// manager: packs seamguard and its seven platform packages, with the
+// platform packages named in the packed seamguard's optionalDependencies as
+// the release's `napi prepublish` names them (in the packed copy only: a
+// clone names none), serves them from a registry on 127.0.0.1 that passes
+// every other request on to the npm registry (local-registry.mjs), and in a
+// consumer project outside the repository, on Node 24 with no Rust on PATH,
+// installs `seamguard` and `ai` 6 with
+//
+//   npm (npm install, then npm ci from the lockfile it wrote), pnpm, yarn 1,
+//   yarn 4 (nodeLinker node-modules) and bun,
+//
+// each with its default settings (install scripts on), then runs a guarded
+// agent by `import` and by `require`: three conversations at once on one
+// AI SDK guard, each model a scripted MockLanguageModelV3 whose lookup comes
+// back empty, and asserts one empty-lookup finding per conversation, from
+// the binary of the platform package.
+//
+//   node scripts/consumer-test.mjs [npm|pnpm|yarn1|yarn4|bun ...]   (default: all; needs seamguard.linux-x64-gnu.node)
+//
+// The package managers come from the npm registry, pinned, into
+// .runtimes/package-managers/ the first time (as runtimes.mjs does for Node).
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RUNTIMES, ensureRuntime } from './runtimes.mjs';
+import { startRegistry } from './local-registry.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const PLATFORM = 'linux-x64-gnu';
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const binaryName = `seamguard.${PLATFORM}.node`;
+const say = (line) => console.log(`consumer-test: ${line}`);
+
+/** The package managers, pinned, each in a prefix of its own under .runtimes/package-managers/. */
+const MANAGERS = {
+  pnpm: { spec: 'pnpm@12.23.0', bin: ['node_modules', '.bin', 'pnpm'] },
+  yarn1: { spec: 'yarn@1.22.22', bin: ['node_modules', 'yarn', 'bin', 'yarn.js'], node: true },
+  yarn4: { spec: '@yarnpkg/cli-dist@4.18.1', bin: ['node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js'], node: true },
+  bun: { spec: 'bun@1.4.5', bin: ['node_modules', '.bin', 'bun'] },
+};
+// What `ai` 6 the consumer installs: the one this checkout tests against.
+const AI_VERSION = JSON.parse(readFileSync(join(root, 'node_modules', 'ai', 'package.json'), 'utf8')).version;
+
+if (process.platform !== 'linux' || process.arch !== 'x64') {
+  say(`skipped, the ${PLATFORM} package is tested on linux x64 only`);
+  process.exit(0);
+}
+if (!existsSync(join(root, binaryName))) {
+  console.error(`consumer-test: ${binaryName} is missing; run npm install (or npm run build) first`);
+  process.exit(1);
+}
+const chosen = process.argv.slice(2);
+for (const name of chosen) assert.ok(['npm', ...Object.keys(MANAGERS)].includes(name), `consumer-test: no package manager ${name}`);
+const wanted = (name) => chosen.length === 0 || chosen.includes(name);
+
+// npm's own variables (set under `npm test`) would steer the installs
+// below into this project: every command gets a clean environment.
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|yarn_|pnpm_|bun_)/i.test(name)));
+
+/** The path of one package manager, installed from the npm registry the first time. */
+function ensureManager({ spec, bin }) {
+  const prefix = join(root, '.runtimes', 'package-managers', spec.replace(/[@/]/g, '_').replace(/^_/, ''));
+  const path = join(prefix, ...bin);
+  if (existsSync(path)) return path;
+  say(`installing ${spec} into .runtimes/package-managers/ …`);
+  execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', spec], {
+    env: cleanEnv, stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  assert.ok(existsSync(path), `installing ${spec} left no ${path}`);
+  return path;
+}
+
+/** Runs a command to its end, its output kept; fails with the output when it fails. */
+function run(command, args, { cwd, env, timeout = 300_000 }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(output);
+      else reject(new Error(`${[command, ...args].join(' ')} in ${cwd} failed (${signal ?? `exit code ${code}`}):\n${output}`));
+    });
+  });
+}
+
+/** `npm pack` of one folder into `into`; returns the tarball's path. */
+function pack(folder, into) {
+  const [result] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', into], { cwd: folder, env: cleanEnv, encoding: 'utf8' }));
+  return join(into, result.filename);
+}
+
+// The agent each consumer runs, by import (main.mjs) and by require
+// (main.cjs): three conversations at once on one guard.
+const AGENT = `
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+const step = (content, reason) => ({ content, finishReason: { unified: reason, raw: reason }, usage, warnings: [] });
+const call = (id, toolName, input) => ({ type: 'tool-call', toolCallId: id, toolName, input: JSON.stringify(input) });
+const tools = {
+  fabric_inventory: tool({ description: 'Lists the devices on the fabric', inputSchema: jsonSchema({ type: 'object', properties: {} }),
+    execute: async () => [{ wwpn: '20:00:00:25:b5:aa:00:1f', host: 'host-a' }] }),
+  port_for_device: tool({ description: 'Finds the switch port a device is logged in to',
+    inputSchema: jsonSchema({ type: 'object', properties: { wwpn: { type: 'string' } } }), execute: async () => [] }),
+};
+const seen = [];
+const guard = createGuard({
+  argumentsFrom: { port_for_device: ['fabric_inventory'] },
+  onFinding: (finding, run) => seen.push({ kind: finding.kind, run: run.id }),
+});
+const conversation = (n) => generateText({
+  model: wrapLanguageModel({ model: new MockLanguageModelV3({ doGenerate: [
+    step([call('c' + n + 'a', 'fabric_inventory', {})], 'tool-calls'),
+    step([call('c' + n + 'b', 'port_for_device', { wwpn: '20:00:00:25:b5:aa:00:1f' })], 'tool-calls'),
+    step([{ type: 'text', text: 'host-a is not logged in anywhere (' + n + ').' }], 'stop'),
+  ] }), middleware: guard.middleware }),
+  tools, stopWhen: stepCountIs(5), prompt: 'Which port is host-a on?',
+});
+const answers = (await Promise.all([1, 2, 3].map(conversation))).map((result) => result.text);
+if (answers.join('|') !== 'host-a is not logged in anywhere (1).|host-a is not logged in anywhere (2).|host-a is not logged in anywhere (3).') throw new Error('answers ' + JSON.stringify(answers));
+if (seen.length !== 3 || seen.some((finding) => finding.kind !== 'empty-lookup') || new Set(seen.map((finding) => finding.run)).size !== 3) {
+  throw new Error('findings ' + JSON.stringify(seen));
+}
+const shown = ScaffoldingFilter.strip('Port 7 is free.<|tool_call_start|>[port_for_device(device="sw-17")]<|tool_call_end|>');
+if (shown !== 'Port 7 is free.') throw new Error('strip gave ' + JSON.stringify(shown));
+const binaries = Object.keys(require.cache).filter((file) => file.endsWith('.node'));
+if (binaries.length !== 1 || !binaries[0].endsWith('/seamguard-${PLATFORM}/${binaryName}')) throw new Error('binary not from the platform package: ' + JSON.stringify(binaries));
+console.log('3 conversations at once, 3 empty-lookup findings (one per run), strip, binary from seamguard-${PLATFORM}');
+`;
+const PROGRAM_ESM = `import { createRequire } from 'node:module';
+import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { ScaffoldingFilter } from 'seamguard';
+import { createGuard } from 'seamguard/ai-sdk';
+const require = createRequire(import.meta.url);
+${AGENT}`;
+const PROGRAM_CJS = `'use strict';
+const { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } = require('ai');
+const { MockLanguageModelV3 } = require('ai/test');
+const { ScaffoldingFilter } = require('seamguard');
+const { createGuard } = require('seamguard/ai-sdk');
+(async () => {
+${AGENT}
+})().catch((error) => { console.error(error); process.exit(1); });`;
+
+const work = mkdtempSync(join(tmpdir(), 'seamguard-consumer-'));
+let registry;
+let failed = 0;
+try {
+  const node24 = ensureRuntime(RUNTIMES.find((runtime) => runtime.line === 24));
+  const managers = Object.fromEntries(Object.entries(MANAGERS).filter(([name]) => wanted(name)).map(([name, manager]) => [name, { ...manager, path: ensureManager(manager) }]));
+
+  // The platform packages, as the release lays them out, the binary in
+  // linux-x64-gnu's; then seamguard, named with them as napi prepublish does.
+  const tarballs = [];
+  const platforms = readdirSync(join(root, 'npm')).sort();
+  for (const platform of platforms) {
+    const staged = join(work, 'stage', platform);
+    mkdirSync(dirname(staged), { recursive: true });
+    cpSync(join(root, 'npm', platform), staged, { recursive: true });
+    copyFileSync(join(root, 'LICENSE'), join(staged, 'LICENSE'));
+    if (platform === PLATFORM) copyFileSync(join(root, binaryName), join(staged, binaryName));
+    tarballs.push(pack(staged, work));
+  }
+  const packed = pack(root, join(work, 'stage'));
+  execFileSync('tar', ['xzf', packed, '-C', join(work, 'stage')]);
+  const manifestPath = join(work, 'stage', 'package', 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  assert.equal(manifest.optionalDependencies, undefined, 'the clone names no platform package');
+  manifest.optionalDependencies = Object.fromEntries(platforms.map((platform) => [`seamguard-${platform}`, pkg.version]));
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  tarballs.push(pack(join(work, 'stage', 'package'), work));
+  registry = await startRegistry(tarballs);
+  say(`${tarballs.length} packed packages served at ${registry.url}, everything else from the npm registry`);
+
+  // Node 24 first on PATH, every folder with cargo, rustc or rustup left out.
+  const rustless = (cleanEnv.PATH ?? '').split(delimiter)
+    .filter((dir) => dir && !['cargo', 'rustc', 'rustup'].some((tool) => existsSync(join(dir, tool))));
+  const env = {
+    ...cleanEnv,
+    PATH: [dirname(node24), ...rustless].join(delimiter),
+    CARGO_HOME: '/nonexistent',
+    RUSTUP_HOME: '/nonexistent',
+    // Caches of this run alone: bun keys its cache by name and version, and
+    // every run packs a new seamguard 0.1.0.
+    npm_config_cache: join(work, 'cache', 'npm'),
+    npm_config_registry: registry.url,
+    npm_config_loglevel: 'error',
+    BUN_INSTALL_CACHE_DIR: join(work, 'cache', 'bun'),
+    // yarn 4 in CI refuses to write a lockfile unless told it may.
+    YARN_ENABLE_IMMUTABLE_INSTALLS: 'false',
+    YARN_ENABLE_TELEMETRY: '0',
+  };
+  assert.equal(execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim().split('.')[0], 'v24');
+
+  const consumer = (name, extra = {}) => {
+    const dir = join(work, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({
+      name: `seamguard-consumer-${name}`, version: '1.0.0', private: true,
+      dependencies: { ai: AI_VERSION, seamguard: pkg.version },
+    }, null, 2)}\n`);
+    writeFileSync(join(dir, '.npmrc'), `registry=${registry.url}\n`);
+    for (const [file, text] of Object.entries(extra)) writeFileSync(join(dir, file), text);
+    writeFileSync(join(dir, 'main.mjs'), PROGRAM_ESM);
+    writeFileSync(join(dir, 'main.cjs'), PROGRAM_CJS);
+    return dir;
+  };
+  const runAgent = async (name, dir) => {
+    for (const program of ['main.mjs', 'main.cjs']) {
+      const output = await run(node24, [program], { cwd: dir, env });
+      say(`${name}, ${program === 'main.mjs' ? 'import' : 'require'}, Node 24: ${output.trim()}`);
+    }
+  };
+  const noBuildStep = (name, output) => {
+    // What each manager says of a dependency's install script it did not run or wants approved.
+    assert.doesNotMatch(output, /ERR_PNPM_IGNORED_BUILDS|Ignored build scripts|must be built|Blocked \d+ postinstall|install script/i, `${name} said:\n${output}`);
+  };
+
+  const cases = {
+    npm: async () => {
+      const dir = consumer('npm');
+      const output = await run('npm', ['install'], { cwd: dir, env });
+      noBuildStep('npm install', output);
+      const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8'));
+      assert.equal(lock.packages[`node_modules/seamguard-${PLATFORM}`]?.optional, true, 'the lockfile names the platform package, optional');
+      assert.equal(lock.packages['node_modules/seamguard'].hasInstallScript, undefined);
+      say(`npm install: ${output.trim().split('\n').pop()}`);
+      await runAgent('npm install', dir);
+      rmSync(join(dir, 'node_modules'), { recursive: true });
+      const ci = await run('npm', ['ci'], { cwd: dir, env });
+      say(`npm ci: ${ci.trim().split('\n').pop()}`);
+      await runAgent('npm ci', dir);
+    },
+    pnpm: async () => {
+      const dir = consumer('pnpm');
+      const output = await run(managers.pnpm.path, ['install', '--store-dir', join(work, 'cache', 'pnpm')], { cwd: dir, env });
+      noBuildStep('pnpm install', output);
+      assert.ok(existsSync(join(dir, 'pnpm-lock.yaml')));
+      say(`pnpm install: ${output.trim().split('\n').filter((line) => /^(\+|Done|Packages:)/.test(line.trim())).pop() ?? 'done'}`);
+      await runAgent('pnpm', dir);
+    },
+    yarn1: async () => {
+      const dir = consumer('yarn1');
+      const output = await run(node24, [managers.yarn1.path, 'install', '--non-interactive', '--no-progress', '--registry', registry.url, '--cache-folder', join(work, 'cache', 'yarn1')], { cwd: dir, env });
+      noBuildStep('yarn 1 install', output);
+      assert.ok(existsSync(join(dir, 'yarn.lock')));
+      say(`yarn 1 install: ${output.trim().split('\n').pop()}`);
+      await runAgent('yarn 1', dir);
+    },
+    yarn4: async () => {
+      const dir = consumer('yarn4', {
+        '.yarnrc.yml': [
+          `npmRegistryServer: "${registry.url.replace(/\/$/, '')}"`,
+          'unsafeHttpWhitelist: ["127.0.0.1"]',
+          'nodeLinker: node-modules',
+          'enableGlobalCache: false',
+          `cacheFolder: "${join(work, 'cache', 'yarn4')}"`,
+          '',
+        ].join('\n'),
+      });
+      const output = await run(node24, [managers.yarn4.path, 'install'], { cwd: dir, env });
+      noBuildStep('yarn 4 install', output);
+      assert.ok(existsSync(join(dir, 'yarn.lock')));
+      say(`yarn 4 install: ${output.trim().split('\n').pop()}`);
+      await runAgent('yarn 4', dir);
+    },
+    bun: async () => {
+      const dir = consumer('bun', { 'bunfig.toml': `[install]\nregistry = "${registry.url}"\n` });
+      const output = await run(managers.bun.path, ['install'], { cwd: dir, env });
+      noBuildStep('bun install', output);
+      say(`bun install: ${output.trim().split('\n').pop()}`);
+      await runAgent('bun', dir);
+    },
+  };
+  let passed = 0;
+  for (const [name, check] of Object.entries(cases)) {
+    if (!wanted(name)) continue;
+    try {
+      await check();
+      passed += 1;
+    } catch (error) {
+      failed += 1;
+      console.error(`consumer-test: ${name} FAILED\n${error.stack}`);
+    }
+  }
+  const fromHere = new Set(registry.served.filter((line) => line.startsWith('tarball ')).map((line) => line.slice(8)));
+  assert.ok(fromHere.has('seamguard') && fromHere.has(`seamguard-${PLATFORM}`), 'seamguard and its platform package came from the local registry');
+  say(`${passed} passed, ${failed} failed`);
+} finally {
+  await registry?.close();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exitCode = failed > 0 ? 1 : 0;
