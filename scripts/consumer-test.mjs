@@ -5,7 +5,7 @@
 // clone names none), serves them from a registry on 127.0.0.1 that passes
 // every other request on to the npm registry (local-registry.mjs), and in a
 // consumer project outside the repository, on Node 24 with no Rust on PATH,
-// installs `seamguard` and `ai` 6 with
+// installs `seamguard`, `ai` 6 and zod with
 //
 //   npm (npm install, then npm ci from the lockfile it wrote), pnpm, yarn 1,
 //   yarn 4 (nodeLinker node-modules) and bun,
@@ -42,8 +42,10 @@ const MANAGERS = {
   yarn4: { spec: '@yarnpkg/cli-dist@4.18.1', bin: ['node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js'], node: true },
   bun: { spec: 'bun@1.4.5', bin: ['node_modules', '.bin', 'bun'] },
 };
-// What `ai` 6 the consumer installs: the one this checkout tests against.
-const AI_VERSION = JSON.parse(readFileSync(join(root, 'node_modules', 'ai', 'package.json'), 'utf8')).version;
+// What `ai` 6 the consumer installs: the one this checkout tests against,
+// with its peer zod (yarn installs no peer dependency by itself).
+const versionHere = (name) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+const DEPENDENCIES = { ai: versionHere('ai'), zod: versionHere('zod'), seamguard: pkg.version };
 
 if (process.platform !== 'linux' || process.arch !== 'x64') {
   say(`skipped, the ${PLATFORM} package is tested on linux x64 only`);
@@ -207,7 +209,7 @@ try {
     mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), `${JSON.stringify({
       name: `seamguard-consumer-${name}`, version: '1.0.0', private: true,
-      dependencies: { ai: AI_VERSION, seamguard: pkg.version },
+      dependencies: DEPENDENCIES,
     }, null, 2)}\n`);
     writeFileSync(join(dir, '.npmrc'), `registry=${registry.url}\n`);
     for (const [file, text] of Object.entries(extra)) writeFileSync(join(dir, file), text);

@@ -19,9 +19,13 @@
 //    under `moduleResolution` node16, nodenext and bundler;
 // 4. the typings against the specification's surfaces;
 // 5. the package as a user gets it: the main and linux-x64-gnu tarballs
-//    installed with no Rust and no install scripts (pack-test.mjs). The
-//    build from source a platform with no prebuilt package falls back to is
-//    `npm run test:fallback` (fallback-test.mjs), apart for its minutes.
+//    installed with no Rust and no install scripts (pack-test.mjs); then
+//    from a registry on 127.0.0.1, named as a release names them, into a
+//    project outside the repository on Node 24, with npm (install and ci),
+//    pnpm, yarn 1, yarn 4 and bun, each running a guarded agent
+//    (consumer-test.mjs). The build from source a platform with no prebuilt
+//    package uses is `npm run test:fallback` (fallback-test.mjs), apart for
+//    its minutes.
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -74,5 +78,8 @@ run('bash', ['scripts/check-surface.sh', 'empty-lookup', 'filter', 'unsupported-
 step('the packed package, installed as a user installs it');
 run(process.execPath, ['scripts/pack-test.mjs']);
 
-// The build from source at install (scripts/fallback-test.mjs, 1 to 2
+step('the packed package from a registry, with npm, pnpm, yarn and bun');
+run(process.execPath, ['scripts/consumer-test.mjs']);
+
+// The build from source (scripts/fallback-test.mjs, 1 to 2
 // minutes of cargo) runs on its own: `npm run test:fallback`.
