@@ -120,7 +120,7 @@ function withProgress(command, commandArgs, env) {
     forward(child.stderr);
     const heartbeat = setInterval(() => {
       if (Date.now() - last >= QUIET_SECONDS * 1000) {
-        say(`seamguard: still building (${Math.round((Date.now() - started) / 1000)} s; the last step, the optimised link, is the longest)`);
+        say(`seamguard: still building (${Math.round((Date.now() - started) / 1000)} s; seamguard itself, optimised, takes the longest)`);
         last = Date.now();
       }
     }, Math.min(1000, QUIET_SECONDS * 500));
@@ -158,7 +158,7 @@ async function buildFromSource() {
   }
   const targetDir = mkdtempSync(join(tmpdir(), 'seamguard-build-'));
   say(`seamguard: building the addon for ${suffix} from source with ${probe.stdout.trim()}.`);
-  say('seamguard: a release build takes a minute or two; the build directory is temporary and removed afterwards.');
+  say('seamguard: a release build takes a few minutes; the build directory is temporary and removed afterwards.');
   try {
     const cargoArgs = ['build', '--release', '--lib'];
     if (existsSync(join(root, 'Cargo.lock'))) cargoArgs.push('--locked');
