@@ -28,7 +28,7 @@
 //    directory removed, so only the binary stays.
 //
 // A build prints its progress on stderr line by line, cargo's own lines and,
-// while cargo is quiet (the optimised link takes the longest), a line every
+// while cargo is quiet (seamguard itself, optimised, takes the longest), a line every
 // 10 seconds, so a CI log with no terminal shows that it is alive.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
