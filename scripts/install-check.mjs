@@ -13,11 +13,12 @@
 // - one line, if any installed package wants another Node than this one:
 //   how many, and the top-level packages they come with;
 // - one line per problem `npm ls --all` finds (missing, invalid or
-//   extraneous packages, a peer dependency out of range).
+//   extraneous packages, a peer dependency out of range), but for
+//   extraneous packages the lockfile lists.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,12 +51,28 @@ function engineMismatches() {
   return { count, byTop };
 }
 
+/**
+ * What `npm ls --all` finds wrong, less the packages it calls extraneous
+ * that package-lock.json itself lists: npm installed those from the
+ * lockfile (the optional peers of @napi-rs/cli, which the lockfile holds as
+ * dependencies of WebAssembly packages skipped on this platform), and no
+ * install of ours can make them go away.
+ */
 function npmProblems() {
   const npm = process.env.npm_execpath;
   const [command, args] = npm && /\.(c|m)?js$/.test(npm) ? [process.execPath, [npm]] : ['npm', []];
   const ls = spawnSync(command, [...args, 'ls', '--all', '--json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  let locked = {};
   try {
-    return JSON.parse(ls.stdout).problems ?? [];
+    locked = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages ?? {};
+  } catch {
+    // No lockfile: every problem is printed.
+  }
+  try {
+    return (JSON.parse(ls.stdout).problems ?? []).filter((problem) => {
+      const extraneous = /^extraneous: \S+ (.+)$/.exec(problem);
+      return !extraneous || !Object.hasOwn(locked, relative(root, extraneous[1]).split(sep).join('/'));
+    });
   } catch {
     return [`npm ls did not run (${ls.error?.message ?? `exit code ${ls.status}`})`];
   }

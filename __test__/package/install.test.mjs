@@ -125,6 +125,14 @@ describe('the install check', () => {
       mkdirSync(join(modules, 'future', 'node_modules', 'inner'), { recursive: true });
       writeFileSync(join(modules, 'future', 'node_modules', 'inner', 'package.json'), JSON.stringify({ name: 'inner', version: '1.0.0', engines: { node: '^98' } }));
       hidden.packages['node_modules/future/node_modules/inner'] = { version: '1.0.0', engines: { node: '^98' } };
+      // Two packages nothing requires: npm ls calls both extraneous; the
+      // one package-lock.json lists npm put there itself, and is not printed.
+      for (const name of ['stray', 'locked']) {
+        mkdirSync(join(modules, name));
+        writeFileSync(join(modules, name, 'package.json'), JSON.stringify({ name, version: '1.0.0' }));
+        hidden.packages[`node_modules/${name}`] = { version: '1.0.0' };
+      }
+      writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/locked': { version: '1.0.0', optional: true } } }));
       writeFileSync(join(modules, '.package-lock.json'), JSON.stringify(hidden));
       // semver, which the check reads ranges with, from this checkout.
       const NODE_PATH = dirname(dirname(require.resolve('semver/package.json')));
@@ -133,7 +141,10 @@ describe('the install check', () => {
       assert.equal(run.stdout, '');
       const lines = run.stderr.trim().split('\n');
       assert.equal(lines[0], `seamguard: 2 installed packages want another Node than ${process.versions.node}, with future (>=99); what needs them runs on Node 22 and 24 (npm test runs those)`);
-      assert.deepEqual(lines.slice(1), ['seamguard: npm ls: missing: absent@1.0.0, required by check@1.0.0']);
+      assert.deepEqual(lines.slice(1).map((line) => line.replace(project, '<project>')), [
+        'seamguard: npm ls: missing: absent@1.0.0, required by check@1.0.0',
+        'seamguard: npm ls: extraneous: stray@1.0.0 <project>/node_modules/stray',
+      ]);
       // Not under npm pack and npm publish, which run prepare too.
       for (const command of ['pack', 'publish']) {
         const packing = spawnSync(process.execPath, ['scripts/install-check.mjs'], { cwd: project, env: { ...process.env, NODE_PATH, npm_command: command }, encoding: 'utf8' });
