@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { request } from 'node:https';
-import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
 const UPSTREAM = 'https://registry.npmjs.org';
@@ -37,7 +36,6 @@ export async function startRegistry(tarballs) {
     const bytes = readFileSync(tarball);
     local.set(manifest.name, {
       manifest,
-      file: basename(tarball),
       bytes,
       shasum: createHash('sha1').update(bytes).digest('hex'),
       integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
@@ -47,10 +45,12 @@ export async function startRegistry(tarballs) {
   const server = createServer((req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     const path = decodeURIComponent(url.pathname).replace(/^\/+/, '');
-    const tarball = /^-\/local\/(.+\.tgz)$/.exec(path);
-    if (tarball) {
-      const entry = [...local.values()].find((candidate) => candidate.file === tarball[1]);
-      if (!entry) return void res.writeHead(404).end();
+    // Tarballs where the npm registry keeps them, <name>/-/<name>-<version>.tgz
+    // (yarn 4 records any other address in its lockfile).
+    const tarball = /^([^@/][^/]*)\/-\/(.+\.tgz)$/.exec(path);
+    if (tarball && local.has(tarball[1])) {
+      const entry = local.get(tarball[1]);
+      if (tarball[2] !== `${entry.manifest.name}-${entry.manifest.version}.tgz`) return void res.writeHead(404).end();
       served.push(`tarball ${entry.manifest.name}`);
       return void res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': entry.bytes.length }).end(entry.bytes);
     }
@@ -62,7 +62,7 @@ export async function startRegistry(tarballs) {
       const version = {
         ...manifest,
         _id: `${manifest.name}@${manifest.version}`,
-        dist: { tarball: `${base}-/local/${entry.file}`, shasum: entry.shasum, integrity: entry.integrity },
+        dist: { tarball: `${base}${manifest.name}/-/${manifest.name}-${manifest.version}.tgz`, shasum: entry.shasum, integrity: entry.integrity },
       };
       const body = JSON.stringify({
         _id: manifest.name,
