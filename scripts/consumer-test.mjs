@@ -14,11 +14,13 @@
 // agent by `import` and by `require`: three conversations at once on one
 // AI SDK guard, each model a scripted MockLanguageModelV3 whose lookup comes
 // back empty, and asserts one empty-lookup finding per conversation, from
-// the binary of the platform package.
+// the binary of the platform package. Then Deno runs the package npm
+// installed with --allow-ffi, and without it is told that is what is
+// missing.
 //
-//   node scripts/consumer-test.mjs [npm|pnpm|yarn1|yarn4|bun ...]   (default: all; needs seamguard.linux-x64-gnu.node)
+//   node scripts/consumer-test.mjs [npm|pnpm|yarn1|yarn4|bun|deno ...]   (default: all; needs seamguard.linux-x64-gnu.node)
 //
-// The package managers come from the npm registry, pinned, into
+// The package managers and Deno come from the npm registry, pinned, into
 // .runtimes/package-managers/ the first time (as runtimes.mjs does for Node).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -41,6 +43,7 @@ const MANAGERS = {
   yarn1: { spec: 'yarn@1.22.22', bin: ['node_modules', 'yarn', 'bin', 'yarn.js'], node: true },
   yarn4: { spec: '@yarnpkg/cli-dist@4.18.1', bin: ['node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js'], node: true },
   bun: { spec: 'bun@1.4.5', bin: ['node_modules', '.bin', 'bun'] },
+  deno: { spec: 'deno@2.9.6', bin: ['node_modules', '.bin', 'deno'] },
 };
 // What `ai` 6 the consumer installs: the one this checkout tests against,
 // with its peer zod (yarn installs no peer dependency by itself).
@@ -286,6 +289,30 @@ try {
       assert.ok(existsSync(join(dir, 'yarn.lock')));
       say(`yarn 4 install: ${output.trim().split('\n').pop()}`);
       await runAgent('yarn 4', dir);
+    },
+    // Deno, in a project npm installed: with --allow-ffi it runs; without,
+    // the error says that is what is missing.
+    deno: async () => {
+      const dir = consumer('deno');
+      await run('npm', ['install'], { cwd: dir, env: { ...env, npm_config_cache: join(work, 'cache', 'npm-deno') } });
+      writeFileSync(join(dir, 'deno.mjs'), `import { RunCorpus, ScaffoldingFilter, readLookupResult } from 'seamguard';
+const shown = ScaffoldingFilter.strip('Port 7 is free.<|tool_call_start|>[port_for_device(device="sw-17")]<|tool_call_end|>');
+const corpus = new RunCorpus();
+corpus.push({ toolName: 'fabric_inventory', text: 'switch sw-17 has ports 1-48' });
+const call = { toolName: 'port_for_device', toolCallId: 'c1', args: { device: 'sw-17' }, argumentsFrom: ['fabric_inventory'], reading: readLookupResult([], false) };
+console.log(JSON.stringify({ shown, findings: corpus.emptyLookupOf(call, 1).findings.map((finding) => finding.kind) }));
+`);
+      const denoEnv = { ...env, NO_COLOR: '1', DENO_DIR: join(work, 'cache', 'deno') };
+      const allowed = await run(managers.deno.path, ['run', '--allow-read', '--allow-env', '--allow-ffi', 'deno.mjs'], { cwd: dir, env: denoEnv });
+      assert.deepEqual(JSON.parse(allowed.trim().split('\n').pop()), { shown: 'Port 7 is free.', findings: ['empty-lookup'] });
+      say(`deno run --allow-ffi: ${allowed.trim().split('\n').pop()}`);
+      const refused = await run(managers.deno.path, ['run', '--allow-read', '--allow-env', 'deno.mjs'], { cwd: dir, env: denoEnv }).then(
+        () => assert.fail('deno ran without --allow-ffi'),
+        (error) => error.message,
+      );
+      assert.match(refused, /seamguard: Deno did not let the native binary load: it needs the permission to open native libraries\.\nRun with --allow-ffi/);
+      assert.doesNotMatch(refused, /npm install|not installed \(/);
+      say('deno run without --allow-ffi: the error says to allow it');
     },
     bun: async () => {
       const dir = consumer('bun', { 'bunfig.toml': `[install]\nregistry = "${registry.url}"\n` });
