@@ -330,7 +330,7 @@ console.log(JSON.stringify({ shown, findings: corpus.emptyLookupOf(call, 1).find
       await check();
       // This run's packages, fetched from here, not a cache of an earlier run.
       const fetched = registry.served.slice(before);
-      for (const packed of ['seamguard', `seamguard-${PLATFORM}`]) assert.ok(fetched.includes(`tarball ${packed}`), `${packed} was not fetched from the local registry: ${fetched}`);
+      for (const ours of ['seamguard', `seamguard-${PLATFORM}`]) assert.ok(fetched.includes(`tarball ${ours}`), `${ours} was not fetched from the local registry: ${fetched}`);
       passed += 1;
     } catch (error) {
       failed += 1;
