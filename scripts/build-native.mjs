@@ -65,6 +65,11 @@ function platformSuffix() {
 const suffix = platformSuffix();
 const binary = join(root, `seamguard.${suffix}.node`);
 const args = process.argv.slice(2);
+const unknown = args.filter((arg) => !['--prepare', '--force', '--from-source'].includes(arg));
+if (unknown.length > 0) {
+  process.stderr.write(`seamguard-build: unknown argument ${unknown[0]}; usage: npx seamguard-build [--from-source]\n`);
+  process.exit(2);
+}
 const prepare = args.includes('--prepare');
 const force = args.includes('--force');
 const fromSource = args.includes('--from-source') || process.env.SEAMGUARD_BUILD_FROM_SOURCE === '1';

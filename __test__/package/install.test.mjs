@@ -35,6 +35,12 @@ describe('scripts', () => {
     assert.ok(pkg.files.includes('scripts/build-native.mjs'));
   });
 
+  it('seamguard-build refuses an argument it does not know, naming it', () => {
+    const run = spawnSync(process.execPath, ['scripts/build-native.mjs', '--frm-source'], { cwd: root, encoding: 'utf8' });
+    assert.equal(run.status, 2);
+    assert.equal(run.stderr, 'seamguard-build: unknown argument --frm-source; usage: npx seamguard-build [--from-source]\n');
+  });
+
   it('keeps npm quiet in a clone: warnings off, the install check prints the real problems', () => {
     const npmrc = readFileSync(join(root, '.npmrc'), 'utf8');
     assert.match(npmrc, /^loglevel=error$/m);
