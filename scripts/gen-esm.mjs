@@ -24,13 +24,20 @@ const require = createRequire(join(root, 'package.json'));
 export function esmEntries(pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))) {
   return Object.entries(pkg.exports)
     .filter(([subpath]) => subpath !== './package.json')
-    .map(([subpath, conditions]) => ({
-      subpath,
-      cjs: conditions.default.default.replace(/^\.\//, ''),
-      cjsTypes: conditions.default.types.replace(/^\.\//, ''),
-      esm: conditions.import.default.replace(/^\.\//, ''),
-      esmTypes: conditions.import.types.replace(/^\.\//, ''),
-    }));
+    .map(([subpath, conditions]) => {
+      if (typeof conditions?.import?.default !== 'string' || typeof conditions?.default?.default !== 'string') {
+        throw new Error(`gen-esm: package.json exports["${subpath}"] is not { import: { types, default }, default: { types, default } }; `
+          + `give it the shape of the other subpaths, its ESM entry lib/esm/<name>.mjs, then run node scripts/gen-esm.mjs`);
+      }
+      const path = (target) => target.replace(/^\.\//, '');
+      return {
+        subpath,
+        cjs: path(conditions.default.default),
+        cjsTypes: path(conditions.default.types),
+        esm: path(conditions.import.default),
+        esmTypes: path(conditions.import.types),
+      };
+    });
 }
 
 const specifier = (from, to) => {

@@ -238,6 +238,9 @@ describe('ES module entries', () => {
   it('are as scripts/gen-esm.mjs writes them', () => {
     const run = spawnSync(process.execPath, ['scripts/gen-esm.mjs', '--check'], { cwd: root, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
+    // A subpath added in the CommonJS shape alone is named, with what to do.
+    assert.throws(() => esmEntries({ exports: { ...pkg.exports, './extra': { types: './lib/types/extra.d.ts', default: './lib/extra.cjs' } } }),
+      { message: /^gen-esm: package\.json exports\["\.\/extra"\] is not \{ import: \{ types, default \}, default: \{ types, default \} \}; .*run node scripts\/gen-esm\.mjs$/ });
   });
 
   it('every subpath has an import condition beside its CommonJS default, each with its typings', () => {
