@@ -86,7 +86,7 @@ try {
   if (engines && engines.count > 0) {
     const listed = [...engines.byTop].map(([name, wanted]) => `${name} (${wanted})`);
     const shown = listed.length > 6 ? `${listed.slice(0, 6).join(', ')} and ${listed.length - 6} more` : listed.join(', ');
-    say(`${engines.count} installed packages want another Node than ${process.versions.node}, with ${shown}; what needs them runs on Node 22 and 24 (npm test runs those)`);
+    say(`${engines.count} installed packages need another Node than ${process.versions.node}, under ${shown}; npm test runs what uses them on Node 22 and 24`);
   }
   for (const problem of npmProblems()) say(`npm ls: ${problem}`);
 } catch (error) {

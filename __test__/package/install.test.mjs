@@ -146,7 +146,7 @@ describe('the install check', () => {
       assert.equal(run.status, 0, run.stderr);
       assert.equal(run.stdout, '');
       const lines = run.stderr.trim().split('\n');
-      assert.equal(lines[0], `seamguard: 2 installed packages want another Node than ${process.versions.node}, with future (>=99); what needs them runs on Node 22 and 24 (npm test runs those)`);
+      assert.equal(lines[0], `seamguard: 2 installed packages need another Node than ${process.versions.node}, under future (>=99); npm test runs what uses them on Node 22 and 24`);
       assert.deepEqual(lines.slice(1).map((line) => line.replace(project, '<project>')), [
         'seamguard: npm ls: missing: absent@1.0.0, required by check@1.0.0',
         'seamguard: npm ls: extraneous: stray@1.0.0 <project>/node_modules/stray',
