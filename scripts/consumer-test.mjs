@@ -8,7 +8,7 @@
 // installs `seamguard`, `ai` 6 and zod with
 //
 //   npm (npm install, then npm ci from the lockfile it wrote), pnpm, yarn 1,
-//   yarn 4 (nodeLinker node-modules) and bun,
+//   yarn 4 (nodeLinker node-modules, then pnp) and bun,
 //
 // each with its default settings (install scripts on), then runs a guarded
 // agent by `import` and by `require`: three conversations at once on one
@@ -270,25 +270,37 @@ try {
       await runAgent('yarn 1', dir, [PLATFORM, 'linux-x64-musl']);
     },
     yarn4: async () => {
-      const dir = consumer('yarn4', {
-        '.yarnrc.yml': [
-          `npmRegistryServer: "${registry.url.replace(/\/$/, '')}"`,
-          'unsafeHttpWhitelist: ["127.0.0.1"]',
-          'nodeLinker: node-modules',
-          // Nothing from ~/.yarn (its metadata cache would give an earlier
-          // run's address): every run packs a new seamguard 0.1.0.
-          `globalFolder: "${join(work, 'cache', 'yarn4-global')}"`,
-          'enableGlobalCache: false',
-          'enableMirror: false',
-          `cacheFolder: "${join(work, 'cache', 'yarn4')}"`,
-          '',
-        ].join('\n'),
-      });
-      const output = await run(node24, [managers.yarn4.path, 'install'], { cwd: dir, env });
-      noBuildStep('yarn 4 install', output);
-      assert.ok(existsSync(join(dir, 'yarn.lock')));
-      say(`yarn 4 install: ${output.trim().split('\n').pop()}`);
-      await runAgent('yarn 4', dir);
+      // Both linkers: node_modules, and Plug'n'Play, where the programs run
+      // under `yarn node` (which loads .pnp.cjs and its ESM loader).
+      for (const linker of ['node-modules', 'pnp']) {
+        const dir = consumer(`yarn4-${linker}`, {
+          '.yarnrc.yml': [
+            `npmRegistryServer: "${registry.url.replace(/\/$/, '')}"`,
+            'unsafeHttpWhitelist: ["127.0.0.1"]',
+            `nodeLinker: ${linker}`,
+            // Nothing from ~/.yarn (its metadata cache would give an earlier
+            // run's address): every run packs a new seamguard 0.1.0.
+            `globalFolder: "${join(work, 'cache', 'yarn4-global')}"`,
+            'enableGlobalCache: false',
+            'enableMirror: false',
+            `cacheFolder: "${join(work, 'cache', `yarn4-${linker}`)}"`,
+            '',
+          ].join('\n'),
+        });
+        const output = await run(node24, [managers.yarn4.path, 'install'], { cwd: dir, env });
+        noBuildStep(`yarn 4 install (${linker})`, output);
+        assert.ok(existsSync(join(dir, 'yarn.lock')));
+        say(`yarn 4 install, nodeLinker ${linker}: ${output.trim().split('\n').pop()}`);
+        if (linker === 'node-modules') {
+          await runAgent('yarn 4', dir);
+          continue;
+        }
+        assert.ok(existsSync(join(dir, '.pnp.cjs')) && !existsSync(join(dir, 'node_modules', 'seamguard')));
+        for (const program of ['main.mjs', 'main.cjs']) {
+          const ran = await run(node24, [managers.yarn4.path, 'node', program], { cwd: dir, env });
+          say(`yarn 4 pnp, ${program === 'main.mjs' ? 'import' : 'require'}, Node 24: ${ran.trim()}`);
+        }
+      }
     },
     // Deno, in a project npm installed: with --allow-ffi it runs; without,
     // the error says that is what is missing.
