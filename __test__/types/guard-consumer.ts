@@ -70,3 +70,23 @@ for (const id of server.runIds()) {
 }
 // @ts-expect-error maxRuns is a number
 createGuard({ maxRuns: '10' });
+
+// stopOn, guard.stopWhen beside the SDK's own stop conditions, and the
+// findings each step carries in providerMetadata.seamguard.
+import { ToolLoopAgent } from 'ai';
+import type { ActedFindings } from 'seamguard/ai-sdk';
+const stopping = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] }, stopOn: ['unsupported-argument'] });
+createGuard({ stopOn: true });
+// @ts-expect-error stopOn names kinds of finding
+createGuard({ stopOn: ['empty-lookups'] });
+export async function stopped(prompt: string): Promise<boolean> {
+  const { steps } = await generateText({
+    model: wrapLanguageModel({ model, middleware: stopping.middleware }),
+    tools: { fabric_inventory, port_for_device },
+    stopWhen: [stepCountIs(8), stopping.stopWhen],
+    prompt,
+  });
+  new ToolLoopAgent({ model, tools: { fabric_inventory, port_for_device }, stopWhen: [stepCountIs(8), stopping.stopWhen] });
+  const acted = steps.at(-1)?.providerMetadata?.seamguard as ActedFindings | undefined;
+  return acted?.stop === true && acted.findings.every((finding) => typeof finding.message === 'string');
+}

@@ -23,12 +23,13 @@ const { MESSAGE_KINDS } = require('./kinds.cjs');
 const { filterTools, sayLeftOut } = require('./tools.cjs');
 const { streamSeam } = require('./heal.cjs');
 const { FilterPlan, ScaffoldRegistry } = require('../filter/scaffolding-filter.cjs');
+const { readStopOn, actedFinding } = require('./stop.cjs');
 
 // Marks the one error a guard throws into a run: a misspelt name in
 // `argumentsFrom` under `posture: 'dev'`.
 const MISUSE = Symbol('seamguard.misuse');
 
-const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns', 'heal', 'strip'];
+const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns', 'heal', 'strip', 'stopOn'];
 const DEFAULT_MAX_RUNS = 1000;
 
 /** Every family's special tokens, compiled once for every plan `streamPlan` makes. */
@@ -63,7 +64,7 @@ function readOptions(options, who) {
     }
   }
   const grounds = new Map();
-  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS, heal = true, strip = true } = options;
+  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS, heal = true, strip = true, stopOn } = options;
   if (!isRecord(argumentsFrom)) {
     throw new TypeError(`${who}: options.argumentsFrom must be an object of tool name to tool names (got ${describe(argumentsFrom)})`);
   }
@@ -99,7 +100,7 @@ function readOptions(options, who) {
   for (const [name, value] of [['heal', heal], ['strip', strip]]) {
     if (typeof value !== 'boolean') throw new TypeError(`${who}: options.${name} must be a boolean (got ${describe(value)})`);
   }
-  return { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip };
+  return { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds: readStopOn(stopOn, who) };
 }
 
 /**
@@ -164,6 +165,9 @@ class Run {
       }),
     );
     this.findings = [];
+    // Each finding as filed, `{ finding, toolCallId, acted }`: what the
+    // framework's own mechanism is handed (see Guard.actOn).
+    this.filed = [];
     this.identities = new Set();
     // Per kind of message, message key -> { ids, calls, pass, system }: the
     // messages of the run still in its window, with their corpus ids and
@@ -213,7 +217,7 @@ class Run {
  */
 class Guard {
   constructor(options, who) {
-    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip } = readOptions(options, who);
+    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds } = readOptions(options, who);
     this.who = who;
     // The stream seam: strip leaked calls from the answer's text, and heal
     // those that may run into real tool calls (heal.cjs). Heal needs the
@@ -225,6 +229,8 @@ class Guard {
     this.onFinding = onFinding;
     this.onError = onError;
     this.posture = posture;
+    // The kinds of finding that stop a run (stop.cjs); none by default.
+    this.stopKinds = stopKinds;
     // Said once per guard: the first error with no onError, an onError that
     // failed, each misspelt name.
     this.said = new Set();
@@ -294,7 +300,8 @@ class Guard {
       run.namesChecked = true;
       this.checkNames(run, told, epoch);
     }
-    const call = { run, epoch };
+    // `filed` is the run's as this call found it: a run that starts afresh later files elsewhere.
+    const call = { run, epoch, filed: run.filed };
     for (let i = 0; i < fresh.length; i++) {
       const pending = this.pushMessage(run, fresh[i], translator, epoch);
       if (pending !== undefined) return this.finishPushes(call, pending, fresh, i + 1, translator, offered);
@@ -638,6 +645,7 @@ class Guard {
       if (run.identities.has(identity)) continue;
       run.identities.add(identity);
       run.findings.push(finding);
+      run.filed.push({ finding, toolCallId, acted: false });
       if (this.onFinding === undefined) continue;
       this.callBack(this.onFinding, finding, { id: run.id, toolCallId });
     }
@@ -722,6 +730,75 @@ class Guard {
       offered,
       makePlan: (onStrip) => streamPlan({ tools: this.filterTools(told), onStrip }),
     });
+  }
+
+  // Acting on findings (stop.cjs): what an adapter hands its framework's own
+  // mechanism. Each finding is handed on once: the first `actOn` or
+  // `actOnRun` that sees it marks it acted.
+
+  /** Whether `finding` stops the run, by `stopOn`. */
+  trips(finding) {
+    return this.stopKinds.has(finding.kind);
+  }
+
+  /** Whether any kind of finding stops a run (`stopOn` was given). */
+  get stops() {
+    return this.stopKinds.size > 0;
+  }
+
+  /**
+   * The findings the model call `call` filed (before it, on its prompt and
+   * tools, and on its answer) and nothing acted on yet: `{ runId, findings,
+   * stop }`, the findings as plain JSON (`actedFinding`), `stop` whether
+   * one trips. `undefined` when there are none.
+   */
+  actOn(call) {
+    if (call === undefined) return undefined;
+    return this.act(call.run, call.filed.filter((entry) => !entry.acted && entry.finding.epoch === call.epoch));
+  }
+
+  /** Like `actOn`, for every finding of `run` nothing acted on yet. */
+  actOnRun(run) {
+    if (run === undefined) return undefined;
+    return this.act(run, run.filed.filter((entry) => !entry.acted));
+  }
+
+  /** Marks `entries` acted and hands them on, as `actOn` says. */
+  act(run, entries) {
+    if (entries.length === 0) return undefined;
+    const findings = entries.map((entry) => {
+      entry.acted = true;
+      return actedFinding(entry.finding, entry.toolCallId, this.trips(entry.finding));
+    });
+    return { runId: run.id, findings, stop: findings.some((finding) => finding.trips) };
+  }
+
+  /**
+   * The live run whose window holds a call of `callIds`, when exactly one
+   * run's does (tool call ids are unique per model call, so this is the
+   * surer way to find a run from what a framework's end-of-run hook holds).
+   */
+  runOfCalls(callIds) {
+    let found;
+    for (const run of this.runs.live.values()) {
+      if (!callIds.some((id) => run.calls.has(id))) continue;
+      if (found !== undefined) return undefined;
+      found = run;
+    }
+    return found;
+  }
+
+  /**
+   * The live run whose last answer was `answer` (a prompt message the
+   * translator reads), when exactly one run's was: how a framework that
+   * hands its end-of-run hook only the final answer finds the run.
+   */
+  runOfAnswer(answer, translator) {
+    const kind = translator.kindOf(answer);
+    const runs = this.runs.frontiers.get(kind, translator.keyOf(answer, kind));
+    if (runs === undefined) return undefined;
+    const answered = [...runs].filter((run) => run.state === 'answered');
+    return answered.length === 1 ? answered[0] : undefined;
   }
 
   /** Hands `text` to onError as an Error, once per `what` for this guard. */

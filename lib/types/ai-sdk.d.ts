@@ -2,7 +2,7 @@ import type { LanguageModelMiddleware } from 'ai';
 import type { ScaffoldingFilterOptions } from '../../index.js';
 
 import type { GuardOptions, GuardRun } from './guard.js';
-export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
+export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView, StopKind } from './guard.js';
 
 /**
  * A guard, made once and shared by every conversation the wrapped model
@@ -13,6 +13,15 @@ export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun,
 export interface Guard extends LanguageModelMiddleware, GuardRun {
   /** For `wrapLanguageModel({ model, middleware: guard.middleware })`. */
   readonly middleware: LanguageModelMiddleware;
+  /**
+   * A stop condition: `stopWhen: [stepCountIs(8), guard.stopWhen]` (for
+   * `generateText`, `streamText` and `ToolLoopAgent`) ends the loop after a
+   * step whose model call filed a finding that trips `stopOn`. It reads the
+   * step's `providerMetadata.seamguard` (an `ActedFindings`), which every
+   * model call that filed findings carries, on generate's result and on the
+   * stream's finish part. The SDK checks it after the step's tools ran.
+   */
+  readonly stopWhen: (options: { readonly steps: ReadonlyArray<{ readonly providerMetadata?: unknown }> }) => boolean;
 }
 
 /**

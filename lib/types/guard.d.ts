@@ -69,6 +69,47 @@ export interface GuardOptions {
    * wrote it and heals nothing: findings only.
    */
   readonly strip?: boolean | undefined;
+  /**
+   * The kinds of finding that stop (or redirect) a run, through the
+   * framework's own mechanism: `true` for every kind, or a list. None by
+   * default: the guard only detects, and nothing blocks. The AI SDK's
+   * `guard.stopWhen`, Mastra's tripwire (`abort` from `processOutputStep`),
+   * LangChain's jump after the model call, and the Agents SDK's
+   * `guard.outputGuardrail` tripwire act on it. Each finding acts once.
+   */
+  readonly stopOn?: true | readonly StopKind[] | undefined;
+}
+
+/** The kinds of finding a guard files, which `stopOn` may name. */
+export type StopKind = 'empty-lookup' | 'unsupported-argument' | 'dangling-reference';
+
+/**
+ * A finding as a framework's own mechanism is handed it: plain JSON (for
+ * provider metadata, agent state, a checkpoint, a guardrail's output).
+ */
+export interface ActedFinding {
+  readonly kind: StopKind;
+  readonly seam: 'write' | 'choice' | 'compose';
+  /** The tools the finding names: the armed tool first, then its grounds where the finding names them. */
+  readonly tools: readonly string[];
+  /** The argument the finding is about, where it is about one. */
+  readonly path?: string;
+  /** The argument's value in question, where there is one, as the model wrote it. */
+  readonly value?: unknown;
+  /** The tool call the finding is about, where known. */
+  readonly toolCallId?: string;
+  readonly message: string;
+  /** Whether it trips the guard's `stopOn`. */
+  readonly trips: boolean;
+}
+
+/** A model call's (or a run's) findings, as they are handed on: each finding once. */
+export interface ActedFindings {
+  /** The run (conversation) they belong to: `guard.run(runId)` reads it. */
+  readonly runId: string;
+  readonly findings: readonly ActedFinding[];
+  /** Whether one of them trips `stopOn`. */
+  readonly stop: boolean;
 }
 
 /** The run a finding belongs to, as `onFinding` is told. */

@@ -113,6 +113,12 @@ function send(state, parts) {
   return first;
 }
 
+/** The tripwire's reason: the kinds and tools of the findings that trip. */
+function tripReason(acted) {
+  const tripped = acted.findings.filter((finding) => finding.trips).map((finding) => `${finding.kind} (${finding.tools.join(', ')})`);
+  return `seamguard: stopOn tripped on ${[...new Set(tripped)].join('; ')}`;
+}
+
 /**
  * A guard: a processor for a Mastra agent's `inputProcessors` and
  * `outputProcessors` (both), made once and shared by every request the agent
@@ -140,8 +146,9 @@ function createGuard(options) {
       step.call = calls.begin({ ...step.params, prompt }, state[RUN]);
     },
 
-    async processOutputStep({ state, toolCalls, text, messageList }) {
+    async processOutputStep({ state, toolCalls, text, messageList, abort }) {
       const step = state[STEP];
+      let acted;
       if (step?.call !== undefined) {
         const call = await step.call;
         step.call = undefined;
@@ -152,8 +159,13 @@ function createGuard(options) {
             ...(toolCalls ?? []).map((toolCall) => ({ type: 'tool-call', toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.args })),
           ];
           calls.answered(call, content);
+          if (guard.stops) acted = calls.actOn(call);
         }
       }
+      // Mastra's own tripwire: the run ends after this step (whose tool
+      // calls Mastra has already run) with `tripwire` set, the findings in
+      // its metadata.
+      if (acted?.stop && typeof abort === 'function') abort(tripReason(acted), { metadata: acted });
       return messageList;
     },
 

@@ -200,6 +200,22 @@ function seamOutput(output, seam, streamed) {
 }
 
 /**
+ * The guard's run of an agent run that ended, from what an output guardrail
+ * is handed: by the function calls the agent run made (their ids are the
+ * model's, one per call), else by its final answer, which the guard saw as
+ * the last model call's (message ids, or the text, which a provider that
+ * gives every message the same id leaves to tell runs apart).
+ */
+function runOfOutput(guard, details) {
+  const output = Array.isArray(details?.output) ? details.output : [];
+  const callIds = output.map((item) => item?.rawItem ?? item).filter((item) => item?.type === 'function_call').map((item) => item.callId);
+  const byCalls = callIds.length > 0 ? guard.runOfCalls(callIds) : undefined;
+  if (byCalls !== undefined) return byCalls;
+  const answer = answerOf(details?.modelResponse?.output);
+  return answer === undefined ? undefined : guard.runOfAnswer(answer, inputItems);
+}
+
+/**
  * Whether the provider keeps the conversation (`previousResponseId`,
  * `conversationId`): then it holds the model's output as the model wrote
  * it, and the runner sends it only the turn's new items, so a healed call
@@ -309,9 +325,25 @@ function createGuard(options) {
     return { getModel: async (name) => model(await base.getModel(name)) };
   }
 
+  /**
+   * An output guardrail for `Agent({ outputGuardrails })` or
+   * `Runner({ outputGuardrails })`: at the run's final output, the findings
+   * of its conversation that nothing acted on yet, in `outputInfo`; its
+   * tripwire fires when one trips `stopOn`.
+   */
+  const outputGuardrail = {
+    name: 'seamguard',
+    async execute({ details } = {}) {
+      const run = guard.attempt(() => runOfOutput(guard, details));
+      const acted = guard.attempt(() => guard.actOnRun(run));
+      return { tripwireTriggered: acted?.stop === true, outputInfo: { runId: run?.id, findings: acted?.findings ?? [] } };
+    },
+  };
+
   return withRunMembers(guard, {
     model,
     modelProvider,
+    outputGuardrail,
   });
 }
 
