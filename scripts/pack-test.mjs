@@ -104,11 +104,12 @@ try {
     'scripts/build-native.mjs', 'scripts/finish-binding.mjs', 'Cargo.toml', 'Cargo.lock', 'build.rs', 'src/lib.rs']) {
     assert.ok(main.files.includes(required), `the main tarball lacks ${required}`);
   }
-  const allowed = /^(LICENSE|README\.md|docs\/[a-z-]+\.md|package\.json|index\.js|index\.d\.ts|Cargo\.toml|Cargo\.lock|build\.rs|scripts\/(build-native|finish-binding)\.mjs|lib\/.+\.(cjs|d\.ts)|src\/.+\.rs)$/;
+  const allowed = /^(LICENSE|README\.md|docs\/[a-z-]+\.md|package\.json|index\.js|index\.d\.ts|Cargo\.toml|Cargo\.lock|build\.rs|scripts\/(build-native|finish-binding)\.mjs|lib\/.+\.(cjs|d\.ts)|lib\/esm\/[a-z-]+\.(mjs|d\.mts)|src\/.+\.rs)$/;
   const strays = main.files.filter((file) => !allowed.test(file) || /(^|\/)tests\.rs$/.test(file));
   assert.deepEqual(strays, [], 'files the main tarball should not carry');
+  const targets = (exported) => (typeof exported === 'string' ? [exported] : Object.values(exported).flatMap(targets));
   for (const exported of Object.values(pkg.exports)) {
-    for (const target of typeof exported === 'string' ? [exported] : Object.values(exported)) {
+    for (const target of targets(exported)) {
       assert.ok(main.files.includes(target.replace(/^\.\//, '')), `the main tarball lacks ${target}, which package.json exports`);
     }
   }
@@ -150,7 +151,7 @@ try {
   const missing = spawnSync(process.execPath, ['main.mjs'], { cwd: consumer, env: consumerEnv, encoding: 'utf8' });
   assert.notEqual(missing.status, 0);
   assert.match(missing.stderr, new RegExp(`npm install seamguard-${PLATFORM}@${pkg.version.replace(/\./g, '\\.')}`));
-  assert.match(missing.stderr, /npm rebuild seamguard/);
+  assert.match(missing.stderr, /npx seamguard-build/);
   assert.doesNotMatch(missing.stderr, /npm has a bug/);
   console.log('pack-test: without the platform package, the error names it and the command that builds from source');
   console.log('pack-test: 1 passed, 0 failed');

@@ -14,12 +14,18 @@
 //    `seamguard/langchain`, `seamguard/openai-agents` and `seamguard/mastra`
 //    against those frameworks' own types; each project under TypeScript 5.9
 //    (`typescript`) and TypeScript 7 (`typescript-7`, the native compiler,
-//    whose `tsc` runs a Go binary from its platform package);
+//    whose `tsc` runs a Go binary from its platform package); and an ES
+//    module consumer of every entry (the `import` condition, lib/esm/*.d.mts)
+//    under `moduleResolution` node16, nodenext and bundler;
 // 4. the typings against the specification's surfaces;
 // 5. the package as a user gets it: the main and linux-x64-gnu tarballs
-//    installed with no Rust and no install scripts (pack-test.mjs). The
-//    build from source a platform with no prebuilt package falls back to is
-//    `npm run test:fallback` (fallback-test.mjs), apart for its minutes.
+//    installed with no Rust and no install scripts (pack-test.mjs); then
+//    from a registry on 127.0.0.1, named as a release names them, into a
+//    project outside the repository on Node 24, with npm (install and ci),
+//    pnpm, yarn 1, yarn 4 and bun, each running a guarded agent
+//    (consumer-test.mjs). The build from source a platform with no prebuilt
+//    package uses is `npm run test:fallback` (fallback-test.mjs), apart for
+//    its minutes.
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -59,7 +65,8 @@ for (const typescript of ['typescript', 'typescript-7']) {
   const tsc = join(dirname(require.resolve(`${typescript}/package.json`)), 'bin', 'tsc');
   const version = execFileSync(process.execPath, [tsc, '--version'], { cwd: root, encoding: 'utf8' }).trim();
   step(`type tests, TypeScript ${version.replace(/^Version /, '')} (${typescript})`);
-  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json']) {
+  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json',
+    'tsconfig.esm-node16.json', 'tsconfig.esm-nodenext.json', 'tsconfig.esm-bundler.json']) {
     console.log(`tsc -p __test__/types/${project}`);
     run(process.execPath, [tsc, '-p', join('__test__', 'types', project)]);
   }
@@ -71,5 +78,8 @@ run('bash', ['scripts/check-surface.sh', 'empty-lookup', 'filter', 'unsupported-
 step('the packed package, installed as a user installs it');
 run(process.execPath, ['scripts/pack-test.mjs']);
 
-// The build from source at install (scripts/fallback-test.mjs, 1 to 2
+step('the packed package from a registry, with npm, pnpm, yarn and bun');
+run(process.execPath, ['scripts/consumer-test.mjs']);
+
+// The build from source (scripts/fallback-test.mjs, 1 to 2
 // minutes of cargo) runs on its own: `npm run test:fallback`.

@@ -1,9 +1,10 @@
 // The package as napi-rs lays one out: a platform package per target under
 // npm/, each an optional dependency of the main package at exactly its
 // version; the generated typings finished (no loader internals in them),
-// a load error that says what to run (lib/native.cjs); a licence; and the install
-// script's choices: nothing to do when npm brought the platform package, a
-// clear failure when there is neither a platform package nor Rust. The
+// a load error that says what to run (lib/native.cjs); a licence; and the
+// choices of the build script (the package's bin, seamguard-build): nothing
+// to do when the platform package is there, a clear failure when there is
+// neither a platform package nor Rust. The
 // tarballs themselves are packed and installed by scripts/pack-test.mjs.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -84,15 +85,15 @@ describe('the generated files, finished', () => {
   });
 
   it('a missing binary is an error that says what to run, not the generated advice', () => {
-    // lib/native.cjs, the one module that requires the loader, with the
-    // loader and package.json beside it as the package lays them out, and
+    // lib/native.cjs, the one module that requires the loader, and
+    // lib/load-error.cjs, with the loader and package.json beside them as the package lays them out, and
     // no binary anywhere.
     const dir = mkdtempSync(join(tmpdir(), 'seamguard-loader-'));
     try {
       mkdirSync(join(dir, 'lib'));
       copyFileSync(join(root, 'index.js'), join(dir, 'index.js'));
       copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
-      copyFileSync(join(root, 'lib', 'native.cjs'), join(dir, 'lib', 'native.cjs'));
+      for (const file of ['native.cjs', 'load-error.cjs']) copyFileSync(join(root, 'lib', file), join(dir, 'lib', file));
       const env = { ...process.env };
       delete env.NAPI_RS_NATIVE_LIBRARY_PATH;
       delete env.NAPI_RS_FORCE_WASI;
@@ -105,7 +106,7 @@ describe('the generated files, finished', () => {
       assert.ok(!generated, 'the cause is what each attempt hit, not the loader\'s own message');
       assert.doesNotMatch(message, /npm has a bug|package-lock/);
       assert.match(message, /^seamguard: no native binary for \S+ could be loaded/);
-      assert.match(message, /npm rebuild seamguard/);
+      assert.match(message, /npx seamguard-build/);
       assert.match(message, /npm run build/);
       if (process.platform === 'linux' && process.arch === 'x64') {
         assert.match(message, new RegExp(`npm install seamguard-linux-x64-(gnu|musl)@${pkg.version.replace(/\./g, '\\.')}`));
@@ -132,7 +133,7 @@ describe('LICENSE', () => {
   });
 });
 
-describe('the install script in a user\'s node_modules', { skip: process.platform !== 'linux' || process.arch !== 'x64' }, () => {
+describe('the build script (npx seamguard-build) in a user\'s node_modules', { skip: process.platform !== 'linux' || process.arch !== 'x64' }, () => {
   // A consumer's node_modules with seamguard in it as npm lays it out, and
   // a PATH with no Rust. `detached` runs the script with no controlling
   // terminal, as in CI, so its progress goes to stderr only.
@@ -158,12 +159,13 @@ describe('the install script in a user\'s node_modules', { skip: process.platfor
     cwd: seamguard, env: { ...process.env, PATH: rustless, SEAMGUARD_BUILD_FROM_SOURCE: '' }, encoding: 'utf8', detached: true,
   });
 
-  it('does nothing when npm brought the platform package', () => {
+  it('does nothing when the platform package is there, and says so', () => {
     const { project, seamguard } = layout(true);
     try {
       const run = install(seamguard);
       assert.equal(run.status, 0, run.stderr);
-      assert.equal(run.stderr, '');
+      assert.match(run.stderr, new RegExp(`^seamguard: the binary comes from \\S+/node_modules/seamguard-${suffix}; nothing to build`));
+      assert.equal(run.stderr.trim().split('\n').length, 1);
       assert.deepEqual(readdirSync(seamguard).filter((file) => file.endsWith('.node') || file === 'target'), []);
     } finally {
       rmSync(project, { recursive: true, force: true });
@@ -176,8 +178,8 @@ describe('the install script in a user\'s node_modules', { skip: process.platfor
       const run = install(seamguard);
       assert.equal(run.status, 1);
       assert.match(run.stderr, /no prebuilt binary for linux-x64-(gnu|musl) is installed, and there is no Rust toolchain/);
-      assert.match(run.stderr, new RegExp(`npm install seamguard-${suffix}`));
-      assert.match(run.stderr, /npm rebuild seamguard/);
+      assert.match(run.stderr, new RegExp(`add seamguard-${suffix} yourself`));
+      assert.match(run.stderr, /npx seamguard-build/);
       assert.deepEqual(readdirSync(seamguard).filter((file) => file.endsWith('.node') || file === 'target'), []);
     } finally {
       rmSync(project, { recursive: true, force: true });
