@@ -12,7 +12,8 @@
 // 3. the type tests: the package's own typings under `strict`, a consumer
 //    of `seamguard/ai-sdk` against `ai` 6 and `ai` 7, and consumers of
 //    `seamguard/langchain`, `seamguard/openai-agents` and `seamguard/mastra`
-//    against those frameworks' own types; each project under TypeScript 5.9
+//    against those frameworks' own types (Mastra with an ai 6 and an ai 7
+//    model); each project under TypeScript 5.9
 //    (`typescript`) and TypeScript 7 (`typescript-7`, the native compiler,
 //    whose `tsc` runs a Go binary from its platform package);
 // 4. the typings against the specification's surfaces;
@@ -59,7 +60,7 @@ for (const typescript of ['typescript', 'typescript-7']) {
   const tsc = join(dirname(require.resolve(`${typescript}/package.json`)), 'bin', 'tsc');
   const version = execFileSync(process.execPath, [tsc, '--version'], { cwd: root, encoding: 'utf8' }).trim();
   step(`type tests, TypeScript ${version.replace(/^Version /, '')} (${typescript})`);
-  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json']) {
+  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json', 'tsconfig.mastra7.json']) {
     console.log(`tsc -p __test__/types/${project}`);
     run(process.execPath, [tsc, '-p', join('__test__', 'types', project)]);
   }
