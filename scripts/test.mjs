@@ -20,7 +20,11 @@
 // 5. the package as a user gets it: the main and linux-x64-gnu tarballs
 //    installed with no Rust and no install scripts (pack-test.mjs). The
 //    build from source a platform with no prebuilt package falls back to is
-//    `npm run test:fallback` (fallback-test.mjs), apart for its minutes.
+//    `npm run test:fallback` (fallback-test.mjs), apart for its minutes;
+// 6. the peer ranges at both ends: the guard tests against the oldest and
+//    the newest version of each framework the peerDependencies admit, each
+//    set installed as a user installs seamguard (compat-test.mjs, also
+//    `npm run test:compat`).
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -71,6 +75,9 @@ run('bash', ['scripts/check-surface.sh', 'empty-lookup', 'filter', 'unsupported-
 
 step('the packed package, installed as a user installs it');
 run(process.execPath, ['scripts/pack-test.mjs']);
+
+step('the peer ranges: the oldest and the newest set of frameworks');
+run(process.execPath, ['scripts/compat-test.mjs']);
 
 // The build from source at install (scripts/fallback-test.mjs, 1 to 2
 // minutes of cargo) runs on its own: `npm run test:fallback`.
