@@ -146,4 +146,11 @@ function main() {
   }
 }
 
-main();
+try {
+  main();
+} catch (error) {
+  // A failed install or test run has printed its own account above.
+  if (error?.status === undefined) throw error;
+  console.error(`\ncompat-test: failed: ${error.message.split('\n')[0]}`);
+  process.exit(1);
+}
