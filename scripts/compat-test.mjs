@@ -33,8 +33,26 @@ import { RUNTIMES, ensureRuntime } from './runtimes.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-/** What the guard tests import besides the frameworks, at the versions this checkout tests with. */
-const TEST_DEPENDENCIES = ['zod'];
+/** The folders of __test__/ each project gets. */
+const TEST_FOLDERS = ['guard', 'support', 'fixtures'];
+
+/** The package a bare import specifier names: `@scope/name` or `name`. */
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+/**
+ * What the guard tests import besides seamguard and the frameworks (zod,
+ * the tracing libraries, …), at the versions this checkout tests with.
+ */
+function testDependencies(frameworks) {
+  const imported = new Set();
+  for (const folder of ['guard', 'support']) {
+    for (const file of readdirSync(join(root, '__test__', folder)).filter((name) => name.endsWith('.mjs'))) {
+      const text = readFileSync(join(root, '__test__', folder, file), 'utf8');
+      for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\(\s*)['"]([^'".][^'"]*)['"]/g)) imported.add(packageOf(specifier));
+    }
+  }
+  return Object.fromEntries([...imported].filter((name) => !(name in frameworks) && name in pkg.devDependencies).sort().map((name) => [name, pkg.devDependencies[name]]));
+}
 
 /** The lowest version a range alternative admits: `^1.2.3`, `~1.2.3`, `>=1.2.3 <2`, `1.2.3`. */
 function lowest(alternative) {
@@ -87,7 +105,7 @@ function projectFor(name, dependencies, tarball, work) {
   npm(['install', '--ignore-scripts', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error'], dir);
   const installed = join(dir, 'node_modules', 'seamguard');
   for (const binary of readdirSync(root).filter((file) => /^seamguard\..+\.node$/.test(file))) cpSync(join(root, binary), join(installed, binary));
-  for (const folder of ['guard', 'support', 'fixtures']) cpSync(join(root, '__test__', folder), join(dir, '__test__', folder), { recursive: true });
+  for (const folder of TEST_FOLDERS) cpSync(join(root, '__test__', folder), join(dir, '__test__', folder), { recursive: true });
   // A guard test reaches one internal module by its path in a checkout (../../lib/).
   symlinkSync(join(installed, 'lib'), join(dir, 'lib'), 'dir');
   return dir;
@@ -112,7 +130,7 @@ function main() {
     process.exit(1);
   }
   const { oldest, newest } = setsFromPeers(pkg.peerDependencies);
-  const test = Object.fromEntries(TEST_DEPENDENCIES.map((name) => [name, pkg.devDependencies[name]]));
+  const test = testDependencies(newest);
   const overrides = process.argv.slice(2);
   const sets = overrides.length === 0
     ? { oldest, newest }
@@ -134,7 +152,7 @@ function main() {
     for (const [name, frameworks] of Object.entries(sets)) {
       console.log(`\n== the ${name} set: installing ${Object.entries(frameworks).map(([as, spec]) => `${as} ${spec}`).join(', ')}`);
       const dir = projectFor(name, { ...frameworks, ...test }, tarball, work);
-      console.log(`installed: ${versionsIn(dir, frameworks)}`);
+      console.log(`installed: ${versionsIn(dir, frameworks)} (and for the tests: ${Object.keys(test).join(', ')})`);
       const files = readdirSync(join(dir, '__test__', 'guard')).filter((file) => file.endsWith('.test.mjs')).sort().map((file) => join('__test__', 'guard', file));
       for (const node of runtimes) {
         console.log(`\n== the ${name} set, guard tests, Node ${node.version}`);

@@ -39,7 +39,7 @@ describe('createGuard: options are checked when the guard is made', () => {
   const cases = [
     [42, /options must be an object \(got number\)/],
     [[], /options must be an object \(got an array\)/],
-    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture, maxRuns, heal, strip; did you mean argumentsFrom\?\)/],
+    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture, maxRuns, heal, strip, stopOn; did you mean argumentsFrom\?\)/],
     [{ maxRuns: 0 }, /options\.maxRuns must be a whole number of at least 1 \(got 0\)/],
     [{ maxRuns: '10' }, /options\.maxRuns must be a whole number of at least 1 \(got string\)/],
     [{ argumentsFrom: ['x'] }, /options\.argumentsFrom must be an object/],
@@ -50,6 +50,9 @@ describe('createGuard: options are checked when the guard is made', () => {
     [{ onFinding: 'log' }, /options\.onFinding must be a function \(got string\)/],
     [{ onError: null }, /options\.onError must be a function \(got null\)/],
     [{ posture: 'staging' }, /options\.posture must be 'dev' or 'prod' \(got "staging"\)/],
+    [{ stopOn: 'empty-lookup' }, /options\.stopOn must be true or an array of finding kinds .*got string/],
+    [{ stopOn: ['empty-lookups'] }, /options\.stopOn names "empty-lookups", which is not a kind of finding .*did you mean empty-lookup\?/],
+    [{ stopOn: ['dangling-reference', 7] }, /options\.stopOn names 7, which is not a kind of finding/],
   ];
   for (const [options, message] of cases) {
     it(`refuses ${JSON.stringify(options)}`, () => {

@@ -39,6 +39,16 @@ langchainGuard.findings = [];
 createLangChainGuard({ heal: false, strip: true });
 // @ts-expect-error heal is on or off
 createLangChainGuard({ heal: 'always' });
+// stopOn, where the run jumps, and the findings in the agent's state.
+import type { SeamguardState } from 'seamguard/langchain';
+const stoppingLangChain = createLangChainGuard({ ...options, stopOn: ['unsupported-argument'], jumpTo: 'model' });
+const stoppingAgent = createAgent({ model: fakeModel(), tools: [lookup], middleware: [stoppingLangChain.middleware] });
+export async function inState(): Promise<number> {
+  const state = await stoppingAgent.invoke({ messages: [{ role: 'user', content: 'Which port?' }] });
+  return (state as unknown as SeamguardState).seamguardFindings.filter((finding) => finding.trips).length;
+}
+// @ts-expect-error jumpTo is 'end' or 'model'
+createLangChainGuard({ jumpTo: 'tools' });
 
 // The OpenAI Agents SDK
 import { Agent, Runner, run, tool as agentsTool, type Model, type ModelProvider } from '@openai/agents';
@@ -69,3 +79,17 @@ export async function ran(): Promise<unknown> {
 }
 // @ts-expect-error a model name is not a Model: use modelProvider
 agentsGuard.model('gpt-5');
+// The output guardrail, on an agent or on a runner.
+import { OutputGuardrailTripwireTriggered } from '@openai/agents';
+import type { GuardrailInfo } from 'seamguard/openai-agents';
+const guarded = new Agent({ name: 'triage', model, outputGuardrails: [agentsGuard.outputGuardrail] });
+new Runner({ outputGuardrails: [agentsGuard.outputGuardrail] });
+export async function tripped(): Promise<number> {
+  try {
+    await run(guarded, 'Which port?');
+    return 0;
+  } catch (error) {
+    if (!(error instanceof OutputGuardrailTripwireTriggered)) throw error;
+    return (error.result.output.outputInfo as GuardrailInfo).findings.length;
+  }
+}

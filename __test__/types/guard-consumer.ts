@@ -3,7 +3,7 @@
 // maps `ai` to the ai-v7 dev dependency).
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { readLookupResult, type ContextError } from 'seamguard';
-import { createGuard, type Guard, type GuardOptions } from 'seamguard/ai-sdk';
+import { createGuard, type Guard, type GuardFinding, type GuardOptions, type SeamguardSignalAttributes, type SeamguardSignalName } from 'seamguard/ai-sdk';
 
 declare const model: Parameters<typeof wrapLanguageModel>[0]['model'];
 
@@ -70,3 +70,33 @@ for (const id of server.runIds()) {
 }
 // @ts-expect-error maxRuns is a number
 createGuard({ maxRuns: '10' });
+
+// stopOn, guard.stopWhen beside the SDK's own stop conditions, and the
+// findings each step carries in providerMetadata.seamguard.
+import { ToolLoopAgent } from 'ai';
+import type { ActedFindings } from 'seamguard/ai-sdk';
+const stopping = createGuard({ argumentsFrom: { port_for_device: ['fabric_inventory'] }, stopOn: ['unsupported-argument'] });
+createGuard({ stopOn: true });
+// @ts-expect-error stopOn names kinds of finding
+createGuard({ stopOn: ['empty-lookups'] });
+export async function stopped(prompt: string): Promise<boolean> {
+  const { steps } = await generateText({
+    model: wrapLanguageModel({ model, middleware: stopping.middleware }),
+    tools: { fabric_inventory, port_for_device },
+    stopWhen: [stepCountIs(8), stopping.stopWhen],
+    prompt,
+  });
+  new ToolLoopAgent({ model, tools: { fabric_inventory, port_for_device }, stopWhen: [stepCountIs(8), stopping.stopWhen] });
+  const acted = steps.at(-1)?.providerMetadata?.seamguard as ActedFindings | undefined;
+  return acted?.stop === true && acted.findings.every((finding) => typeof finding.message === 'string');
+}
+// A finding names the tool call it is about; the signals the guard records
+// in a framework's traces carry typed attributes.
+const callIds: (string | undefined)[] = server.findings.map((finding: GuardFinding) => finding.toolCallId);
+void callIds;
+export function onSignal(name: SeamguardSignalName, data: SeamguardSignalAttributes): string {
+  const where = `${data['seamguard.run_id'] ?? '?'}#${data['seamguard.model_call'] ?? '?'}`;
+  return `${name} ${data['seamguard.signal']} ${data['seamguard.kind'] ?? ''} ${data['gen_ai.tool.call.id'] ?? ''} ${(data['seamguard.tools'] ?? []).join(',')} ${where}`;
+}
+// @ts-expect-error the signal names are a closed set
+onSignal('seamguard.other', { 'seamguard.signal': 'finding' });

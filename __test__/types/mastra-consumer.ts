@@ -25,3 +25,12 @@ export async function generated(): Promise<string> {
 }
 // @ts-expect-error posture is 'dev' or 'prod'
 createMastraGuard({ posture: 'staging' });
+
+// stopOn: the run ends with Mastra's tripwire, the findings in its metadata.
+import type { ActedFindings } from 'seamguard/mastra';
+const stoppingMastra = createMastraGuard({ ...options, stopOn: true });
+const stoppingAgent = new MastraAgent({ id: 'triage', name: 'triage', instructions: 'You triage.', model: mastraModel, inputProcessors: [stoppingMastra], outputProcessors: [stoppingMastra] });
+export async function tripwire(): Promise<number> {
+  const result = await stoppingAgent.generate('Which port?');
+  return (result.tripwire?.metadata as ActedFindings | undefined)?.findings.length ?? 0;
+}

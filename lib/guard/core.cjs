@@ -22,13 +22,15 @@ const { closestNames } = require('./names.cjs');
 const { MESSAGE_KINDS } = require('./kinds.cjs');
 const { filterTools, sayLeftOut } = require('./tools.cjs');
 const { streamSeam } = require('./heal.cjs');
+const { callTrace } = require('./telemetry.cjs');
 const { FilterPlan, ScaffoldRegistry } = require('../filter/scaffolding-filter.cjs');
+const { readStopOn, actedFinding } = require('./stop.cjs');
 
 // Marks the one error a guard throws into a run: a misspelt name in
 // `argumentsFrom` under `posture: 'dev'`.
 const MISUSE = Symbol('seamguard.misuse');
 
-const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns', 'heal', 'strip'];
+const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns', 'heal', 'strip', 'stopOn'];
 const DEFAULT_MAX_RUNS = 1000;
 
 /** Every family's special tokens, compiled once for every plan `streamPlan` makes. */
@@ -63,7 +65,7 @@ function readOptions(options, who) {
     }
   }
   const grounds = new Map();
-  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS, heal = true, strip = true } = options;
+  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS, heal = true, strip = true, stopOn } = options;
   if (!isRecord(argumentsFrom)) {
     throw new TypeError(`${who}: options.argumentsFrom must be an object of tool name to tool names (got ${describe(argumentsFrom)})`);
   }
@@ -99,7 +101,7 @@ function readOptions(options, who) {
   for (const [name, value] of [['heal', heal], ['strip', strip]]) {
     if (typeof value !== 'boolean') throw new TypeError(`${who}: options.${name} must be a boolean (got ${describe(value)})`);
   }
-  return { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip };
+  return { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds: readStopOn(stopOn, who) };
 }
 
 /**
@@ -164,6 +166,9 @@ class Run {
       }),
     );
     this.findings = [];
+    // Each finding as filed, `{ finding, toolCallId, acted }`: what the
+    // framework's own mechanism is handed (see Guard.actOn).
+    this.filed = [];
     this.identities = new Set();
     // Per kind of message, message key -> { ids, calls, pass, system }: the
     // messages of the run still in its window, with their corpus ids and
@@ -175,6 +180,9 @@ class Run {
     this.pass = 0;
     this.epoch = -1;
     this.offered = undefined;
+    // The trace of the model call the run is in (telemetry.cjs), if any,
+    // until the call is answered or fails.
+    this.trace = undefined;
     this.namesChecked = false;
     this.unreadableSaid = false;
   }
@@ -213,7 +221,7 @@ class Run {
  */
 class Guard {
   constructor(options, who) {
-    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip } = readOptions(options, who);
+    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds } = readOptions(options, who);
     this.who = who;
     // The stream seam: strip leaked calls from the answer's text, and heal
     // those that may run into real tool calls (heal.cjs). Heal needs the
@@ -225,6 +233,8 @@ class Guard {
     this.onFinding = onFinding;
     this.onError = onError;
     this.posture = posture;
+    // The kinds of finding that stop a run (stop.cjs); none by default.
+    this.stopKinds = stopKinds;
     // Said once per guard: the first error with no onError, an onError that
     // failed, each misspelt name.
     this.said = new Set();
@@ -277,8 +287,9 @@ class Guard {
    * @param scope the framework's identity of the conversation, if it has
    *   one: a string (a thread id), or the run an earlier call of the same
    *   request found (kept in the framework's per-request state).
+   * @param trace where this call's signals are recorded (`guard.trace`).
    */
-  modelCall(messages, translator, offered, told = offered, scope = undefined) {
+  modelCall(messages, translator, offered, told = offered, scope = undefined, trace = undefined) {
     // With no tool armed every row says not-applicable once, at the start,
     // and nothing a prompt holds can change that.
     if (this.grounds.size === 0) return undefined;
@@ -290,11 +301,14 @@ class Guard {
     for (const error of found.reads.errors?.values() ?? []) this.unreadable(run, error);
     const epoch = run.epoch;
     run.offered = offered;
+    run.trace = trace;
+    trace?.run(run.id, epoch);
     if (!run.namesChecked && told.length > 0) {
       run.namesChecked = true;
       this.checkNames(run, told, epoch);
     }
-    const call = { run, epoch };
+    // `filed` is the run's as this call found it: a run that starts afresh later files elsewhere.
+    const call = { run, epoch, filed: run.filed, trace };
     for (let i = 0; i < fresh.length; i++) {
       const pending = this.pushMessage(run, fresh[i], translator, epoch);
       if (pending !== undefined) return this.finishPushes(call, pending, fresh, i + 1, translator, offered);
@@ -323,6 +337,7 @@ class Guard {
     const { run, epoch } = call;
     this.runs.answered(run, answer, translator);
     if (epoch !== run.epoch) return;
+    run.trace = call.trace;
     const choices = [];
     let unreadable;
     for (const toolCall of calls) {
@@ -350,11 +365,16 @@ class Guard {
       this.file(run, findings);
       throw unreadable;
     });
+    // The call is over: the run keeps nothing of its trace (a framework's
+    // run config, a span) while it waits for its next call.
+    run.trace = undefined;
   }
 
   /** The model call `call` failed: the run waits for the same prompt again. */
   failed(call) {
-    if (call !== undefined) this.runs.failed(call.run);
+    if (call === undefined) return;
+    this.runs.failed(call.run);
+    if (call.run.trace === call.trace) call.run.trace = undefined;
   }
 
   /** The offered tool's input schema, if the model call listed it. */
@@ -627,19 +647,23 @@ class Guard {
   }
 
   /**
-   * Keeps the first finding of each identity, the epoch left out, and tells
-   * `onFinding` with the run: `{ id, toolCallId }`. Every finding is kept
-   * and counted whatever `onFinding` does; what it throws or rejects with
-   * goes to `onError`.
+   * Keeps the first finding of each identity, the epoch left out, with the
+   * id of the tool call it is about (`toolCallId`, where there is one),
+   * records it in the model call's trace and tells `onFinding` with the
+   * run: `{ id, toolCallId }`. Every finding is kept and counted whatever
+   * `onFinding` or a trace does; what they throw goes to `onError`.
    */
   file(run, found) {
     for (const { finding, toolCallId } of found) {
       const identity = contextErrorIdentity({ ...finding, epoch: undefined });
       if (run.identities.has(identity)) continue;
       run.identities.add(identity);
-      run.findings.push(finding);
+      const filed = toolCallId === undefined ? finding : { ...finding, toolCallId };
+      run.findings.push(filed);
+      run.filed.push({ finding: filed, toolCallId, acted: false });
+      run.trace?.finding(filed, toolCallId);
       if (this.onFinding === undefined) continue;
-      this.callBack(this.onFinding, finding, { id: run.id, toolCallId });
+      this.callBack(this.onFinding, filed, { id: run.id, toolCallId });
     }
   }
 
@@ -713,15 +737,95 @@ class Guard {
    * lets it call `offered` (`[{ name, inputSchema }]` each): `plan` for
    * every text of the call (undefined under `strip: false`), and
    * `heal(realCalls)`, the leaked calls that may become real ones
-   * (heal.cjs `streamSeam`).
+   * (heal.cjs `streamSeam`). Its strips and heals are recorded in `trace`.
    */
-  streamSeam(told, offered = told) {
+  streamSeam(told, offered = told, trace = undefined) {
     return streamSeam({
       strip: this.stripping,
       heal: this.healing,
       offered,
+      trace,
       makePlan: (onStrip) => streamPlan({ tools: this.filterTools(told), onStrip }),
     });
+  }
+
+  // Acting on findings (stop.cjs): what an adapter hands its framework's own
+  // mechanism. Each finding is handed on once: the first `actOn` or
+  // `actOnRun` that sees it marks it acted.
+
+  /** Whether `finding` stops the run, by `stopOn`. */
+  trips(finding) {
+    return this.stopKinds.has(finding.kind);
+  }
+
+  /** Whether any kind of finding stops a run (`stopOn` was given). */
+  get stops() {
+    return this.stopKinds.size > 0;
+  }
+
+  /**
+   * The findings the model call `call` filed (before it, on its prompt and
+   * tools, and on its answer) and nothing acted on yet: `{ runId, findings,
+   * stop }`, the findings as plain JSON (`actedFinding`), `stop` whether
+   * one trips. `undefined` when there are none.
+   */
+  actOn(call) {
+    if (call === undefined) return undefined;
+    return this.act(call.run, call.filed.filter((entry) => !entry.acted && entry.finding.epoch === call.epoch));
+  }
+
+  /** Like `actOn`, for every finding of `run` nothing acted on yet. */
+  actOnRun(run) {
+    if (run === undefined) return undefined;
+    return this.act(run, run.filed.filter((entry) => !entry.acted));
+  }
+
+  /** Marks `entries` acted and hands them on, as `actOn` says. */
+  act(run, entries) {
+    if (entries.length === 0) return undefined;
+    const findings = entries.map((entry) => {
+      entry.acted = true;
+      return actedFinding(entry.finding, entry.toolCallId, this.trips(entry.finding));
+    });
+    return { runId: run.id, findings, stop: findings.some((finding) => finding.trips) };
+  }
+
+  /**
+   * The live run whose window holds a call of `callIds`, when exactly one
+   * run's does (tool call ids are unique per model call, so this is the
+   * surer way to find a run from what a framework's end-of-run hook holds).
+   */
+  runOfCalls(callIds) {
+    let found;
+    for (const run of this.runs.live.values()) {
+      if (!callIds.some((id) => run.calls.has(id))) continue;
+      if (found !== undefined) return undefined;
+      found = run;
+    }
+    return found;
+  }
+
+  /**
+   * The live run whose last answer was `answer` (a prompt message the
+   * translator reads), when exactly one run's was: how a framework that
+   * hands its end-of-run hook only the final answer finds the run.
+   */
+  runOfAnswer(answer, translator) {
+    const kind = translator.kindOf(answer);
+    const runs = this.runs.frontiers.get(kind, translator.keyOf(answer, kind));
+    if (runs === undefined) return undefined;
+    const answered = [...runs].filter((run) => run.state === 'answered');
+    return answered.length === 1 ? answered[0] : undefined;
+  }
+
+  /**
+   * Where the signals of a model call beginning now are recorded: the
+   * active OpenTelemetry span and `sink`, the framework's own
+   * (`(name, attributes) => void`); `undefined` when nothing records
+   * (telemetry.cjs). An adapter hands it to `modelCall` and `streamSeam`.
+   */
+  trace(sink = undefined) {
+    return callTrace(sink, (error) => this.report(error));
   }
 
   /** Hands `text` to onError as an Error, once per `what` for this guard. */

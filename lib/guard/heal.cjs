@@ -71,12 +71,26 @@ function healCalls(calls, offered) {
  * `leaked` holds every call read out of the call's stripped text, and
  * `refused` the leaked calls heal turned down, with the reason.
  * `makePlan(onStrip)` builds the plan around the seam's strip listener.
+ * Each strip, heal and refusal is recorded in `trace` (telemetry.cjs),
+ * when given; `quietly(strip)` runs `strip` with what it strips neither
+ * recorded nor kept to heal (a second reading of text already read).
  */
-function streamSeam({ strip, heal, offered, makePlan }) {
+function streamSeam({ strip, heal, offered, makePlan, trace }) {
   const seam = { plan: undefined, leaked: [], refused: [] };
   let waiting = [];
+  let quiet = false;
+  seam.quietly = (read) => {
+    quiet = true;
+    try {
+      return read();
+    } finally {
+      quiet = false;
+    }
+  };
   if (strip) {
     seam.plan = makePlan((event) => {
+      if (quiet) return;
+      trace?.strip(event);
       if (event.calls === undefined) return;
       seam.leaked.push(...event.calls);
       waiting.push(...event.calls);
@@ -88,6 +102,7 @@ function streamSeam({ strip, heal, offered, makePlan }) {
     if (!heal || realCalls > 0 || calls.length === 0) return [];
     const { healed, refused } = healCalls(calls, offered);
     seam.refused.push(...refused);
+    trace?.heal(healed, refused);
     return healed;
   };
   return seam;

@@ -2,7 +2,7 @@ import type { LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import type { ScaffoldingFilterOptions } from '../../index.js';
 
 import type { GuardOptions, GuardRun } from './guard.js';
-export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
+export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
 
 /**
  * The `specificationVersion` of seamguard's middlewares: that of the models
@@ -23,6 +23,15 @@ export type SeamguardMiddleware = LanguageModelMiddleware & { readonly specifica
 export interface Guard extends SeamguardMiddleware, GuardRun {
   /** For `wrapLanguageModel({ model, middleware: guard.middleware })`. */
   readonly middleware: SeamguardMiddleware;
+  /**
+   * A stop condition: `stopWhen: [stepCountIs(8), guard.stopWhen]` (for
+   * `generateText`, `streamText` and `ToolLoopAgent`) ends the loop after a
+   * step whose model call filed a finding that trips `stopOn`. It reads the
+   * step's `providerMetadata.seamguard` (an `ActedFindings`), which every
+   * model call that filed findings carries, on generate's result and on the
+   * stream's finish part. The SDK checks it after the step's tools ran.
+   */
+  readonly stopWhen: (options: { readonly steps: ReadonlyArray<{ readonly providerMetadata?: unknown }> }) => boolean;
 }
 
 /**

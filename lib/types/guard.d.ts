@@ -30,7 +30,7 @@ export interface GuardOptions {
    * rejects with goes to `onError`, and the finding is filed and counted
    * all the same.
    */
-  readonly onFinding?: ((finding: ContextError, run: FindingRun) => unknown) | undefined;
+  readonly onFinding?: ((finding: GuardFinding, run: FindingRun) => unknown) | undefined;
   /**
    * Called when a check could not be made (an input past the checks'
    * limits, a `readResult` or `onFinding` that threw, a message the guard
@@ -69,6 +69,102 @@ export interface GuardOptions {
    * wrote it and heals nothing: findings only.
    */
   readonly strip?: boolean | undefined;
+  /**
+   * The kinds of finding that stop (or redirect) a run, through the
+   * framework's own mechanism: `true` for every kind, or a list. None by
+   * default: the guard only detects, and nothing blocks. The AI SDK's
+   * `guard.stopWhen`, Mastra's tripwire (`abort` from `processOutputStep`),
+   * LangChain's jump after the model call, and the Agents SDK's
+   * `guard.outputGuardrail` tripwire act on it. Each finding acts once.
+   */
+  readonly stopOn?: true | readonly StopKind[] | undefined;
+}
+
+/** The kinds of finding a guard files, which `stopOn` may name. */
+export type StopKind = 'empty-lookup' | 'unsupported-argument' | 'dangling-reference';
+
+/**
+ * A finding as a framework's own mechanism is handed it: plain JSON (for
+ * provider metadata, agent state, a checkpoint, a guardrail's output).
+ */
+export interface ActedFinding {
+  readonly kind: StopKind;
+  readonly seam: 'write' | 'choice' | 'compose';
+  /** The tools the finding names: the armed tool first, then its grounds where the finding names them. */
+  readonly tools: readonly string[];
+  /** The argument the finding is about, where it is about one. */
+  readonly path?: string;
+  /** The argument's value in question, where there is one, as the model wrote it. */
+  readonly value?: unknown;
+  /** The tool call the finding is about, where known. */
+  readonly toolCallId?: string;
+  readonly message: string;
+  /** Whether it trips the guard's `stopOn`. */
+  readonly trips: boolean;
+}
+
+/** A model call's (or a run's) findings, as they are handed on: each finding once. */
+export interface ActedFindings {
+  /** The run (conversation) they belong to: `guard.run(runId)` reads it. */
+  readonly runId: string;
+  readonly findings: readonly ActedFinding[];
+  /** Whether one of them trips `stopOn`. */
+  readonly stop: boolean;
+}
+
+/** A finding as a guard files it: the check's finding, and the tool call it is about. */
+export interface GuardFinding extends ContextError {
+  /**
+   * The id of the tool call the finding is about, as the framework names
+   * it (a healed call's id for a healed call). Absent for a dangling
+   * reference, which is about a tool on offer, not a call.
+   */
+  readonly toolCallId?: string;
+}
+
+/**
+ * The names a guard records its signals under, in each framework's traces
+ * (see docs/telemetry.md): a finding filed, a leaked call stripped, a
+ * leaked call healed into a real one, and one heal turned down.
+ */
+export type SeamguardSignalName = 'seamguard.finding' | 'seamguard.strip' | 'seamguard.heal' | 'seamguard.heal_refused';
+
+/**
+ * The attributes of a signal: an OpenTelemetry span event's attributes, a
+ * LangChain custom event's data, an Agents SDK custom span's data, a Mastra
+ * event span's metadata. Each is present where the signal has it.
+ */
+export interface SeamguardSignalAttributes {
+  /** `'finding'`, `'strip'`, `'heal'` or `'heal-refused'`. */
+  readonly 'seamguard.signal': 'finding' | 'strip' | 'heal' | 'heal-refused';
+  /** A finding's kind: `'empty-lookup'`, `'unsupported-argument'` or `'dangling-reference'`. */
+  readonly 'seamguard.kind'?: string;
+  /** A finding's seam: `'write'`, `'choice'` or `'compose'`. */
+  readonly 'seamguard.seam'?: string;
+  /** The tools the signal is about: a finding's (the one called first), the calls a strip read, the tool healed or refused. */
+  readonly 'seamguard.tools'?: readonly string[];
+  /** The argument's path (`wwpn`, `filter.host`): a finding about an argument. */
+  readonly 'seamguard.path'?: string;
+  /** The argument's value a finding is about, or a healed call's input as JSON; cut to 500 characters. */
+  readonly 'seamguard.value'?: string;
+  /** A finding's message, as `finding.message`. */
+  readonly 'seamguard.message'?: string;
+  /** `true` for an advisory finding (an empty lookup). */
+  readonly 'seamguard.advisory'?: boolean;
+  /** Why a strip was made (`'match'`, `'unclosed-at-end'`, `'max-held'`) or a heal refused. */
+  readonly 'seamguard.reason'?: string;
+  /** The stripped text, cut to 500 characters. */
+  readonly 'seamguard.span'?: string;
+  /** The index of the pattern that stripped it; -1 for tool-aware detection. */
+  readonly 'seamguard.pattern'?: number;
+  /** The run (conversation) the signal belongs to: `guard.run(id)`. */
+  readonly 'seamguard.run_id'?: string;
+  /** The run's model call the signal came from, counted from 0 (a finding's `epoch`). */
+  readonly 'seamguard.model_call'?: number;
+  /** The tool, as the OpenTelemetry GenAI conventions name it. */
+  readonly 'gen_ai.tool.name'?: string;
+  /** The tool call, as the OpenTelemetry GenAI conventions name it. */
+  readonly 'gen_ai.tool.call.id'?: string;
 }
 
 /** The run a finding belongs to, as `onFinding` is told. */
@@ -103,7 +199,7 @@ export interface GuardCheckReport extends CheckReport {
 export interface GuardRunView {
   readonly id: string;
   /** The run's findings, the first of each identity, in filing order. A copy. */
-  readonly findings: readonly ContextError[];
+  readonly findings: readonly GuardFinding[];
   /** The run's ledger. */
   readonly ledger: GuardLedger;
 }
@@ -116,7 +212,7 @@ export interface GuardRunView {
  */
 export interface GuardRun {
   /** The latest run's findings, the first of each identity, in filing order. A new array at every read. */
-  readonly findings: readonly ContextError[];
+  readonly findings: readonly GuardFinding[];
   /** The latest run's ledger: one row per check, every encounter noted. */
   readonly ledger: GuardLedger;
   /** A live run, by the id `onFinding` was told; `undefined` once it has ended. */

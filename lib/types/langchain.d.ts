@@ -1,6 +1,6 @@
-import type { GuardOptions, GuardRun } from './guard.js';
+import type { ActedFinding, GuardOptions, GuardRun } from './guard.js';
 
-export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
+export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
 
 /**
  * The guard's agent middleware, for `createAgent({ middleware: [...] })`.
@@ -11,6 +11,26 @@ export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun,
 export interface GuardMiddleware {
   readonly name: 'seamguard';
   wrapModelCall(request: any, handler: (request: any) => any): Promise<any>;
+}
+
+/**
+ * The agent state the middleware adds (its `stateSchema`; the shape above
+ * leaves it out, so read the state through this type): each model call's
+ * findings, appended (a finding the thread holds already is not added
+ * again), so a checkpointer keeps them per thread.
+ */
+export interface SeamguardState {
+  readonly seamguardFindings: readonly ActedFinding[];
+}
+
+/** The LangChain guard's options: every guard's, and where a tripping finding sends the run. */
+export interface LangChainGuardOptions extends GuardOptions {
+  /**
+   * Where the run goes after a model call whose findings trip `stopOn`:
+   * `'end'` (the default) ends it before the call's tools run; `'model'`
+   * asks the model again instead.
+   */
+  readonly jumpTo?: 'end' | 'model' | undefined;
 }
 
 /**
@@ -52,8 +72,11 @@ export interface Guard extends GuardMiddleware, GuardRun {
  * the model may call, with arguments the tool's schema admits, in an answer
  * that made no real tool call, becomes one of the AIMessage's `tool_calls`,
  * which the agent runs (`heal: false` strips only; `strip: false` changes
- * nothing). It changes nothing else, and never throws into the run.
+ * nothing). After each model call (`afterModel`) the call's findings join
+ * the agent state's `seamguardFindings`; with `stopOn`, a finding that
+ * trips it sends the run to `jumpTo`. It changes nothing else, and never
+ * throws into the run.
  *
  * @throws {TypeError} naming the option, when an option is malformed.
  */
-export declare function createGuard(options?: GuardOptions): Guard;
+export declare function createGuard(options?: LangChainGuardOptions): Guard;

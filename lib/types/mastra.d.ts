@@ -1,7 +1,7 @@
 import type { Processor } from '@mastra/core/processors';
 import type { GuardOptions, GuardRun } from './guard.js';
 
-export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
+export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
 
 /**
  * A guard, made once and shared by every request a Mastra agent serves, for a Mastra agent: a processor
@@ -33,8 +33,12 @@ export interface Guard extends Processor<'seamguard'>, GuardRun {
  * a leaked call to a tool the step offers, with arguments its input schema
  * admits, is sent on as a `tool-call` part (`toolCallId` `healed_…`) that
  * the agent's loop executes (`heal`, on by default); its findings are
- * judged on that call. `strip: false` changes no text and heals nothing. It
- * changes nothing else, and never throws into the run.
+ * judged on that call. `strip: false` changes no text and heals nothing.
+ * With `stopOn`, a step whose findings trip it ends the run through
+ * Mastra's own tripwire (`abort`, from `processOutputStep`): the result's
+ * `tripwire` has the reason and, as its `metadata`, the step's
+ * `ActedFindings`. It changes nothing else, and never throws into the run
+ * but that tripwire.
  *
  * @throws {TypeError} naming the option, when an option is malformed.
  */

@@ -1,7 +1,7 @@
-import type { Model, ModelProvider } from '@openai/agents';
-import type { GuardOptions, GuardRun } from './guard.js';
+import type { Model, ModelProvider, OutputGuardrail } from '@openai/agents';
+import type { ActedFinding, GuardOptions, GuardRun } from './guard.js';
 
-export type { FindingRun, GuardCheckReport, GuardLedger, GuardOptions, GuardRun, GuardRunView } from './guard.js';
+export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
 
 /** A guard, made once and shared by every run of the agents whose model it wraps, for the OpenAI Agents SDK. */
 export interface Guard extends GuardRun {
@@ -18,6 +18,23 @@ export interface Guard extends GuardRun {
    * @throws {TypeError} naming the argument, when `provider` is not a `ModelProvider`.
    */
   modelProvider(provider: ModelProvider): ModelProvider;
+  /**
+   * An output guardrail, for `new Agent({ outputGuardrails: [...] })` or
+   * `new Runner({ outputGuardrails: [...] })`: at the run's final output its
+   * `outputInfo` (a `GuardrailInfo`) holds the findings of the run's
+   * conversation that nothing handed on yet, and its tripwire fires when one
+   * trips `stopOn`, so the run throws `OutputGuardrailTripwireTriggered`.
+   * The conversation is found by the run's function call ids, else by its
+   * final answer. It never throws.
+   */
+  readonly outputGuardrail: OutputGuardrail<any, any>;
+}
+
+/** What `guard.outputGuardrail` puts in its result's `outputInfo`. */
+export interface GuardrailInfo {
+  /** The guard's run of the conversation; `undefined` when the guardrail could not tell which it was. */
+  readonly runId: string | undefined;
+  readonly findings: readonly ActedFinding[];
 }
 
 /**

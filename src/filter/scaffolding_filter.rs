@@ -132,8 +132,15 @@ impl ScaffoldingFilter {
         if let Some((tools, stage)) = &mut self.tools {
             let mut passed = std::mem::take(&mut self.passed);
             passed.clear();
-            stage.feed(tools, self.options, &mut self.log, chunk, &mut passed);
-            let answer = if passed.is_empty() { emit(&[]) } else { self.engine_feed_with(&passed, emit) };
+            let lent = stage.feed_lending(tools, self.options, &mut self.log, chunk, &mut passed);
+            // What the stage passed uncut goes on where it lies.
+            let answer = if lent > 0 {
+                self.engine_feed_with(&chunk[..lent], emit)
+            } else if passed.is_empty() {
+                emit(&[])
+            } else {
+                self.engine_feed_with(&passed, emit)
+            };
             self.passed = passed;
             return answer;
         }
@@ -178,8 +185,9 @@ impl ScaffoldingFilter {
             (Engine::Threads(state), Form::General(general)) => {
                 let mut out = std::mem::take(&mut self.released);
                 out.clear();
-                state.feed(general, self.options, &mut self.log, chunk, &mut out);
-                let answer = emit(&out);
+                let lent = state.feed_lending(general, self.options, &mut self.log, chunk, &mut out);
+                // What the engine released uncut goes on where it lies.
+                let answer = if lent > 0 { emit(&chunk[..lent]) } else { emit(&out) };
                 self.released = out;
                 answer
             }

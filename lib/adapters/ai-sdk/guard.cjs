@@ -112,12 +112,16 @@ const promptMessages = {
  * call (a promise of the call, `undefined` when nothing is judged), then
  * `answered(call, content)` with the answer's content parts, or
  * `failed(call)` when the model call threw. `scope` is the conversation's
- * identity where the caller has one (see Guard.modelCall).
+ * identity where the caller has one (see Guard.modelCall); `trace` where
+ * the call's findings are recorded (the active OpenTelemetry span, the
+ * AI SDK's own with `experimental_telemetry`, unless the caller gives one).
  */
 function modelCalls(guard) {
   return {
-    begin: (params, scope) =>
-      guard.attempt(() => guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope ?? runIdOf(params))),
+    begin: (params, scope, trace) =>
+      guard.attempt(() =>
+        guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope ?? runIdOf(params), trace ?? guard.trace()),
+      ),
     answered: (call, content) =>
       guard.attempt(() => {
         const parts = Array.isArray(content) ? content : [];
@@ -125,6 +129,8 @@ function modelCalls(guard) {
         guard.answered(call, calls, { role: 'assistant', content: parts }, promptMessages);
       }),
     failed: (call) => guard.attempt(() => guard.failed(call)),
+    /** What the call filed and nothing acted on yet, as `providerMetadata.seamguard` carries it. */
+    actOn: (call) => guard.attempt(() => guard.actOn(call)),
     /** The model's own call, `make()`; when it throws, the run waits for its retry. */
     async made(call, make) {
       try {
@@ -146,6 +152,30 @@ function modelCalls(guard) {
 function runIdOf(params) {
   const runId = params?.providerOptions?.seamguard?.runId;
   return typeof runId === 'string' && runId !== '' ? runId : undefined;
+}
+
+/**
+ * `result` (a generate result or a stream's finish part) with the call's
+ * findings in `providerMetadata.seamguard` (`{ runId, findings, stop }`,
+ * plain JSON), the provider's own metadata kept; as it came when the call
+ * filed none.
+ */
+function withFindings(result, acted) {
+  if (acted === undefined || result === null || typeof result !== 'object') return result;
+  return { ...result, providerMetadata: { ...result.providerMetadata, seamguard: acted } };
+}
+
+/**
+ * Whether the latest step's model call filed a finding that trips
+ * `stopOn`: a stop condition for `stopWhen`, read from the step's
+ * `providerMetadata`, so it serves every conversation at once.
+ */
+function stoppedByFindings({ steps } = {}) {
+  try {
+    return Array.isArray(steps) && steps.at(-1)?.providerMetadata?.seamguard?.stop === true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -199,8 +229,9 @@ function createGuard(options) {
     async wrapGenerate({ doGenerate, params }) {
       const call = await calls.begin(params);
       const result = await calls.made(call, doGenerate);
-      if (call !== undefined) calls.answered(call, result?.content);
-      return result;
+      if (call === undefined) return result;
+      calls.answered(call, result?.content);
+      return withFindings(result, calls.actOn(call));
     },
     async wrapStream({ doStream, params }) {
       const call = await calls.begin(params);
@@ -221,8 +252,10 @@ function createGuard(options) {
             if (part?.type === 'error') {
               judged = true;
               calls.failed(call);
-            } else if (part?.type === 'finish') judge();
-            else answer.read(part);
+            } else if (part?.type === 'finish') {
+              judge();
+              part = withFindings(part, calls.actOn(call));
+            } else answer.read(part);
           } catch (error) {
             guard.report(error);
           }
@@ -236,6 +269,8 @@ function createGuard(options) {
 
   return withRunMembers(guard, {
     middleware,
+    // A StopCondition: `stopWhen: [stepCountIs(n), guard.stopWhen]`.
+    stopWhen: stoppedByFindings,
     // The guard is a middleware itself too, so `middleware: guard` (an easy
     // slip for `guard.middleware`) guards rather than silently passing through.
     ...middleware,

@@ -15,11 +15,15 @@
 // real tool calls (the guards' rules, ../../guard/heal.cjs). With
 // `recover: true`, a round whose answer was nothing but markup (no visible
 // text, at least one span stripped, no real or healed tool call) is asked
-// again, once.
+// again, once. Each strip, heal and refused heal is recorded as an event
+// on the OpenTelemetry span active when the model call began (the AI SDK's
+// own, with `experimental_telemetry`), as the guards record theirs
+// (../../guard/telemetry.cjs).
 
 const { ScaffoldingFilter } = require('../../index.cjs');
 const { streamPlan } = require('../../guard/core.cjs');
 const { healCalls } = require('../../guard/heal.cjs');
+const { callTrace } = require('../../guard/telemetry.cjs');
 const { filterTools, functionTools, offeredTools, sayLeftOut } = require('../../guard/tools.cjs');
 const { specificationVersion } = require('./version.cjs');
 
@@ -95,6 +99,7 @@ function readOptions(options) {
     onHeal: guarded(onHeal),
     filter: filter.onStrip === undefined ? filter : { ...filter, onStrip: guarded(filter.onStrip) },
     leftOut: (skipped) => sayLeftOut(skipped, said, say),
+    report: say,
   };
 }
 
@@ -104,10 +109,11 @@ function readOptions(options) {
  * caller gave none (a leak under `toolChoice: 'none'` still names a tool
  * it knows; only the tools it may call are healed), and an `onStrip` that
  * records the round's stripped spans and leaked calls (and still calls the
- * caller's). Every text of the round opens its filter from the plan.
+ * caller's). Every text of the round opens its filter from the plan. What
+ * the round strips and heals is recorded in `trace`, the model call's.
  */
-function beginRound({ filter, leftOut }, params) {
-  const round = { spans: [], calls: [], toolCall: false, offered: offeredTools(params) };
+function beginRound({ filter, leftOut }, params, trace) {
+  const round = { spans: [], calls: [], toolCall: false, offered: offeredTools(params), trace };
   const theirs = filter.onStrip;
   let tools = filter.tools;
   if (tools === undefined) {
@@ -120,6 +126,7 @@ function beginRound({ filter, leftOut }, params) {
     tools,
     onStrip(event) {
       round.spans.push(event.span);
+      round.trace?.strip(event);
       if (event.calls !== undefined) round.calls.push(...event.calls);
       if (theirs !== undefined) theirs(event);
     },
@@ -133,7 +140,9 @@ function beginRound({ filter, leftOut }, params) {
  * tool's input schema admits (the guards' one set of rules, heal.cjs).
  */
 function healable(round) {
-  return healCalls(round.calls, round.offered).healed.map(({ toolCallId, toolName, input }) => ({
+  const { healed, refused } = healCalls(round.calls, round.offered);
+  round.trace?.heal(healed, refused);
+  return healed.map(({ toolCallId, toolName, input }) => ({
     type: 'tool-call',
     toolCallId,
     toolName,
@@ -181,9 +190,10 @@ function textFilter(round, heal, onHeal) {
   /** Enqueues the healed calls; whether there were any. */
   const healRound = (controller) => {
     if (!heal || round.toolCall || round.healed) return false;
+    // Tried once, at the finish or else at the end: a round's leaks are all in by then.
+    round.healed = true;
     const calls = healable(round);
     if (calls.length === 0) return false;
-    round.healed = true;
     for (const call of calls) {
       controller.enqueue({ type: 'tool-input-start', id: call.toolCallId, toolName: call.toolName });
       controller.enqueue({ type: 'tool-input-delta', id: call.toolCallId, delta: call.input });
@@ -307,10 +317,10 @@ function filterResult(result, round, heal, onHeal) {
  * once with the same parameters, and the second round is delivered, its
  * finish part carrying both rounds' usage.
  */
-function recoveringStream(first, doStream, params, settings) {
+function recoveringStream(first, doStream, params, settings, trace) {
   const { heal, onHeal, onRecover } = settings;
   async function* rounds() {
-    const round = beginRound(settings, params);
+    const round = beginRound(settings, params, trace);
     const held = [];
     let decided = false;
     for await (const part of first.pipeThrough(textFilter(round, heal, onHeal))) {
@@ -342,7 +352,7 @@ function recoveringStream(first, doStream, params, settings) {
       yield { type: 'error', error };
       return;
     }
-    const secondRound = beginRound(settings, params);
+    const secondRound = beginRound(settings, params, trace);
     let recovered = false;
     let reported = false;
     const report = () => {
@@ -384,17 +394,19 @@ function scaffoldingMiddleware(options) {
   return {
     specificationVersion: specificationVersion(),
     async wrapGenerate({ doGenerate, params }) {
-      const round = beginRound(settings, params);
+      const trace = callTrace(undefined, settings.report);
+      const round = beginRound(settings, params, trace);
       const first = filterResult(await doGenerate(), round, heal, onHeal);
       if (!recover || !first.deflected) return first.result;
-      const second = filterResult(await doGenerate(), beginRound(settings, params), heal, onHeal);
+      const second = filterResult(await doGenerate(), beginRound(settings, params, trace), heal, onHeal);
       if (onRecover !== undefined) onRecover(recoverEvent(round.spans, hasAnswer(second.result)));
       return { ...second.result, usage: addUsage(first.result.usage, second.result.usage) };
     },
     async wrapStream({ doStream, params }) {
+      const trace = callTrace(undefined, settings.report);
       const { stream, ...rest } = await doStream();
-      if (!recover) return { ...rest, stream: stream.pipeThrough(textFilter(beginRound(settings, params), heal, onHeal)) };
-      return { ...rest, stream: recoveringStream(stream, doStream, params, settings) };
+      if (!recover) return { ...rest, stream: stream.pipeThrough(textFilter(beginRound(settings, params, trace), heal, onHeal)) };
+      return { ...rest, stream: recoveringStream(stream, doStream, params, settings, trace) };
     },
   };
 }

@@ -19,15 +19,24 @@
 // same ids: the reader sees what the agent's state holds, no markup, each
 // healed call once. `strip: false` changes no text and heals nothing.
 //
+// Each finding, strip and heal is a custom event of the run the model call
+// belongs to (`dispatchCustomEvent`, named as telemetry.cjs names them,
+// the attributes as its data), so a callback handler's `handleCustomEvent`,
+// LangSmith and `streamEvents` see it; and an event on the active
+// OpenTelemetry span, when one records.
+//
 // Messages are told apart by their `type` and made with the constructor of
 // the message they replace, never with this file's copy of
 // `@langchain/core`: an app that imports LangChain as ES modules has other
 // classes than this CommonJS file would (`AIMessageChunk.isInstance` walks
 // the prototype chain, so it would say no to the app's own chunks).
 
+const { createRequire } = require('node:module');
 const { createMiddleware } = require('langchain');
 const { Runnable } = require('@langchain/core/runnables');
 const { toJsonSchema } = require('@langchain/core/utils/json_schema');
+const { AsyncLocalStorageProviderSingleton } = require('@langchain/core/singletons');
+const { dispatchCustomEvent } = require('@langchain/core/callbacks/dispatch/web');
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
 const { ScaffoldingFilter } = require('../../index.cjs');
@@ -156,6 +165,17 @@ function keptAnswer(message, shown, healed) {
   return shown?.changed ? withContent(message, shown.content) : message;
 }
 
+/**
+ * The run's custom events, as a trace sink: the config of the run the
+ * model call is in (LangChain keeps it in its async context, one per
+ * run), or `undefined` outside a run with callbacks.
+ */
+function customEvents() {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig();
+  if (config?.callbacks === undefined) return undefined;
+  return (name, attributes) => dispatchCustomEvent(name, attributes, config);
+}
+
 /** The LangGraph task of a model call, as `wrapModelCall` reads it and as a streamed message's metadata names it. */
 const taskOfRequest = (request) => request.runtime?.configurable?.checkpoint_ns;
 const taskOfChunk = (metadata) => metadata?.langgraph_checkpoint_ns ?? metadata?.checkpoint_ns;
@@ -166,7 +186,11 @@ const taskOfChunk = (metadata) => metadata?.langgraph_checkpoint_ns ?? metadata?
  * `findings` and its `ledger`.
  */
 function createGuard(options) {
-  const guard = new Guard(options, 'createGuard');
+  const { jumpTo, rest } = readJumpTo(options);
+  const guard = new Guard(rest, 'createGuard');
+  // The findings of each answer, until afterModel, which runs next on the
+  // same thread, hands them to the agent's state.
+  const actedOn = new WeakMap();
   // What `guard.messages` needs of each model call, by the LangGraph task
   // that made it (a streamed message's metadata names the task too): the
   // tools the model was told about, for the stream's own filter, and, once
@@ -209,6 +233,7 @@ function createGuard(options) {
     name: 'seamguard',
     async wrapModelCall(request, handler) {
       const tools = guard.attempt(() => toolsOf(request)) ?? { told: [], offered: [] };
+      const trace = guard.attempt(() => guard.trace(customEvents()));
       const call = await guard.attempt(() => {
         const system = request.systemMessage;
         const prompt = system !== undefined && textOf(system) !== '' ? [system, ...request.messages] : request.messages;
@@ -216,9 +241,9 @@ function createGuard(options) {
         // the run is found from the prompt.
         const thread = request.runtime?.configurable?.thread_id;
         const scope = typeof thread === 'string' || typeof thread === 'number' ? String(thread) : undefined;
-        return guard.modelCall(prompt, requestMessages, tools.offered, tools.told, scope);
+        return guard.modelCall(prompt, requestMessages, tools.offered, tools.told, scope, trace);
       });
-      const seam = guard.attempt(() => guard.streamSeam(tools.told, tools.offered));
+      const seam = guard.attempt(() => guard.streamSeam(tools.told, tools.offered, trace));
       const record = openTask(request, tools.told);
       let response;
       try {
@@ -243,11 +268,27 @@ function createGuard(options) {
         // Findings are judged on the calls as the agent runs them: healed, or the model's own.
         const calls = healed.length > 0 ? healed : (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args }));
         guard.attempt(() => guard.answered(call, calls, answer, requestMessages));
+        const acted = guard.attempt(() => guard.actOn(call));
+        if (acted !== undefined) actedOn.set(answer, acted);
         record?.settle(healed.length > 0 ? { message: answer, healed } : undefined);
         return answer;
       } finally {
         record?.settle(undefined);
       }
+    },
+    stateSchema: findingsState(),
+    // The model call's findings into the agent's state (a checkpointer keeps
+    // them per thread) and, when one trips stopOn, the jump.
+    afterModel: {
+      canJumpTo: [jumpTo],
+      hook(state) {
+        const history = state?.messages;
+        const last = Array.isArray(history) ? history[history.length - 1] : undefined;
+        const acted = last !== null && typeof last === 'object' ? actedOn.get(last) : undefined;
+        if (acted === undefined) return undefined;
+        actedOn.delete(last);
+        return acted.stop ? { [FINDINGS]: acted.findings, jumpTo } : { [FINDINGS]: acted.findings };
+      },
     },
   });
 
@@ -327,6 +368,49 @@ function createGuard(options) {
     ...middleware,
     messages,
   });
+}
+
+// The agent state's field for findings. LangChain builds an agent's state
+// from its middlewares' `stateSchema`; a LangGraph StateSchema with a
+// ReducedValue is the kind it documents for a field whose updates append.
+// Both are taken, with zod, from where langchain itself resolves them (they
+// are its dependencies, not this package's), and both are told apart by
+// LangGraph's registered symbols, so an app that loads LangChain as ES
+// modules reads them too.
+const FINDINGS = 'seamguardFindings';
+const JUMPS = ['end', 'model'];
+
+/** The middleware's state schema: `seamguardFindings`, a list its updates append to. */
+function findingsState() {
+  const fromLangchain = createRequire(require.resolve('langchain'));
+  const { StateSchema, ReducedValue } = fromLangchain('@langchain/langgraph');
+  const { z } = fromLangchain('zod/v4');
+  const list = z.array(z.record(z.string(), z.unknown()));
+  return new StateSchema({ [FINDINGS]: new ReducedValue(list.default(() => []), { inputSchema: list.optional(), reducer: appendNew }) });
+}
+
+/**
+ * The findings reducer: `added` appended to `kept`, less those `kept`
+ * holds already. An agent's `invoke` hands a thread's saved state back in as
+ * its input, so an update may repeat every finding the thread holds.
+ */
+function appendNew(kept = [], added = []) {
+  if (!Array.isArray(added) || added.length === 0) return kept;
+  const held = new Set(kept.map((finding) => JSON.stringify(finding)));
+  const fresh = added.filter((finding) => !held.has(JSON.stringify(finding)));
+  return fresh.length === 0 ? kept : [...kept, ...fresh];
+}
+
+/**
+ * Takes this adapter's own option, `jumpTo` (where a run goes when a
+ * finding trips `stopOn`: 'end', the default, or 'model'), out of the
+ * guard's options; the rest are the core's to read.
+ */
+function readJumpTo(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options) || !('jumpTo' in options)) return { jumpTo: 'end', rest: options };
+  const { jumpTo, ...rest } = options;
+  if (!JUMPS.includes(jumpTo)) throw new TypeError(`createGuard: options.jumpTo must be 'end' or 'model' (got ${JSON.stringify(jumpTo) ?? typeof jumpTo})`);
+  return { jumpTo, rest };
 }
 
 /** A stream with stripping off: every item as it came. */

@@ -42,6 +42,13 @@
 // agent has one (a thread is a conversation), else from the prompt (a
 // conversation whose history the app passes back continues its run); the
 // request's later steps keep that run.
+//
+// With Mastra's observability on, each finding, strip and heal is an event
+// span (type 'generic', named as telemetry.cjs names the signal, the
+// attributes as its metadata) under the span Mastra opened for the hook
+// that saw it, so Mastra's exporters (its OpenTelemetry export among them)
+// carry it; and an event on the active OpenTelemetry span, when one
+// records.
 
 const { Guard, withRunMembers } = require('../../guard/core.cjs');
 const { modelCalls } = require('../ai-sdk/guard.cjs');
@@ -92,6 +99,20 @@ function threadOf(requestContext) {
   }
 }
 
+/**
+ * The step's event spans, as a trace sink: each signal an event span
+ * under `step.span`, the span of the hook that saw it.
+ */
+const eventSpans = (step) => (name, attributes) => {
+  step.span?.createEventSpan({ type: 'generic', name, metadata: attributes });
+};
+
+/** Keeps the span Mastra opened for the hook running now, where it gave one. */
+function inHook(step, tracingContext) {
+  const span = tracingContext?.currentSpan;
+  if (step !== undefined && span !== undefined) step.span = span;
+}
+
 /** A text's held tail, as the text-delta that sends it beside `part` (none when empty). */
 function tailOf(id, filter, part) {
   const tail = filter.flush();
@@ -113,6 +134,12 @@ function send(state, parts) {
   return first;
 }
 
+/** The tripwire's reason: the kinds and tools of the findings that trip. */
+function tripReason(acted) {
+  const tripped = acted.findings.filter((finding) => finding.trips).map((finding) => `${finding.kind} (${finding.tools.join(', ')})`);
+  return `seamguard: stopOn tripped on ${[...new Set(tripped)].join('; ')}`;
+}
+
 /**
  * A guard: a processor for a Mastra agent's `inputProcessors` and
  * `outputProcessors` (both), made once and shared by every request the agent
@@ -127,21 +154,26 @@ function createGuard(options) {
     id: 'seamguard',
     name: 'seamguard',
 
-    processInputStep({ state, tools, activeTools, toolChoice, requestContext }) {
-      state[STEP] = { params: callParameters({ tools, activeTools, toolChoice }), texts: new Map(), realCalls: 0, queue: [] };
+    processInputStep({ state, tools, activeTools, toolChoice, requestContext, tracingContext }) {
+      const step = { params: callParameters({ tools, activeTools, toolChoice }), texts: new Map(), realCalls: 0, queue: [], span: tracingContext?.currentSpan };
+      state[STEP] = step;
       state[RUN] ??= threadOf(requestContext);
+      step.trace = guard.attempt(() => guard.trace(step.span === undefined ? undefined : eventSpans(step)));
     },
 
-    processLLMRequest({ prompt, state }) {
+    processLLMRequest({ prompt, state, tracingContext }) {
       const step = state[STEP];
       if (step === undefined) return;
+      inHook(step, tracingContext);
       // The model call, as the AI SDK middleware sees it: its answer is
       // handed over in processOutputStep.
-      step.call = calls.begin({ ...step.params, prompt }, state[RUN]);
+      step.call = calls.begin({ ...step.params, prompt }, state[RUN], step.trace);
     },
 
-    async processOutputStep({ state, toolCalls, text, messageList }) {
+    async processOutputStep({ state, toolCalls, text, messageList, abort, tracingContext }) {
       const step = state[STEP];
+      inHook(step, tracingContext);
+      let acted;
       if (step?.call !== undefined) {
         const call = await step.call;
         step.call = undefined;
@@ -152,13 +184,19 @@ function createGuard(options) {
             ...(toolCalls ?? []).map((toolCall) => ({ type: 'tool-call', toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.args })),
           ];
           calls.answered(call, content);
+          if (guard.stops) acted = calls.actOn(call);
         }
       }
+      // Mastra's own tripwire: the run ends after this step (whose tool
+      // calls Mastra has already run) with `tripwire` set, the findings in
+      // its metadata.
+      if (acted?.stop && typeof abort === 'function') abort(tripReason(acted), { metadata: acted });
       return messageList;
     },
 
-    processOutputStream({ part, state }) {
+    processOutputStream({ part, state, tracingContext }) {
       const step = state[STEP];
+      inHook(step, tracingContext);
       // While parts this processor sent wait, the part here is the last one
       // sent, back through the processors (Mastra sends nothing new before
       // its reprocessing slot is empty): the next one's turn.
@@ -169,7 +207,7 @@ function createGuard(options) {
           step.realCalls += 1;
           return part;
         case 'text-delta': {
-          step.seam ??= guard.streamSeam(functionTools(step.params), offeredTools(step.params));
+          step.seam ??= guard.streamSeam(functionTools(step.params), offeredTools(step.params), step.trace);
           if (step.seam.plan === undefined) return part;
           let filter = step.texts.get(part.payload.id);
           if (filter === undefined) {

@@ -18,6 +18,11 @@
 // Where the provider keeps the conversation, nothing heals (see
 // keepsConversation). `heal: false` strips only; `strip: false` changes
 // nothing.
+//
+// Each finding, strip and heal is a custom span in the Agents SDK's own
+// trace, under the span the model call began in (its name as telemetry.cjs
+// names the signal, the attributes as its data), so every trace processor
+// sees it; and an event on the active OpenTelemetry span, when one records.
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
@@ -193,10 +198,27 @@ function seamOutput(output, seam, streamed) {
   if (seam.plan === undefined || !Array.isArray(output)) return output;
   const realCalls = output.filter(isToolCall).length;
   const early = streamed ? seam.heal(realCalls) : undefined;
-  const stripped = stripOutput(output, seam.plan);
+  // Text the stream's filters read already is read again quietly: each strip is recorded once.
+  const stripped = streamed ? seam.quietly(() => stripOutput(output, seam.plan)) : stripOutput(output, seam.plan);
   const healed = early ?? seam.heal(realCalls);
   if (healed.length === 0) return stripped;
   return [...stripped.filter((item) => !isEmptied(item)), ...healed.map(functionCallItem)];
+}
+
+/**
+ * The guard's run of an agent run that ended, from what an output guardrail
+ * is handed: by the function calls the agent run made (their ids are the
+ * model's, one per call), else by its final answer, which the guard saw as
+ * the last model call's (message ids, or the text, which a provider that
+ * gives every message the same id leaves to tell runs apart).
+ */
+function runOfOutput(guard, details) {
+  const output = Array.isArray(details?.output) ? details.output : [];
+  const callIds = output.map((item) => item?.rawItem ?? item).filter((item) => item?.type === 'function_call').map((item) => item.callId);
+  const byCalls = callIds.length > 0 ? guard.runOfCalls(callIds) : undefined;
+  if (byCalls !== undefined) return byCalls;
+  const answer = answerOf(details?.modelResponse?.output);
+  return answer === undefined ? undefined : guard.runOfAnswer(answer, inputItems);
 }
 
 /**
@@ -207,6 +229,29 @@ function seamOutput(output, seam, streamed) {
  * Nothing is healed there; leaks are still stripped.
  */
 const keepsConversation = (request) => Boolean(request.previousResponseId || request.conversationId);
+
+// The Agents SDK keeps one trace provider for every copy of it loaded (its
+// CommonJS and its ES module build alike), under this global symbol. The
+// guard finds it there rather than loading the SDK: loading its entry point
+// registers the SDK's default trace processor again, beside the app's.
+const TRACE_PROVIDER = Symbol.for('openai.agents.core.traceProvider');
+
+/**
+ * The trace's custom spans, as a trace sink: each signal a span of its
+ * own, started and ended at once, under the span current where the signal
+ * arises (the runner calls the model inside its turn's span). The SDK's
+ * provider makes a no-op span outside a trace or with tracing disabled.
+ * `undefined` when no Agents SDK has set up its tracing.
+ */
+function customSpans() {
+  const provider = globalThis[TRACE_PROVIDER];
+  if (typeof provider?.createSpan !== 'function') return undefined;
+  return (name, attributes) => {
+    const span = provider.createSpan({ data: { type: 'custom', name, data: attributes } });
+    span.start();
+    span.end();
+  };
+}
 
 const isModel = (model) => model !== null && typeof model === 'object' && typeof model.getResponse === 'function' && typeof model.getStreamedResponse === 'function';
 
@@ -225,8 +270,9 @@ function createGuard(options) {
    */
   const begin = (request) => {
     const tools = toolsOf(request);
-    const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered);
-    return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told)) };
+    const trace = guard.attempt(() => guard.trace(customSpans()));
+    const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered, trace);
+    return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told, undefined, trace)) };
   };
   const answered = (output, call) => {
     if (call === undefined) return;
@@ -309,9 +355,25 @@ function createGuard(options) {
     return { getModel: async (name) => model(await base.getModel(name)) };
   }
 
+  /**
+   * An output guardrail for `Agent({ outputGuardrails })` or
+   * `Runner({ outputGuardrails })`: at the run's final output, the findings
+   * of its conversation that nothing acted on yet, in `outputInfo`; its
+   * tripwire fires when one trips `stopOn`.
+   */
+  const outputGuardrail = {
+    name: 'seamguard',
+    async execute({ details } = {}) {
+      const run = guard.attempt(() => runOfOutput(guard, details));
+      const acted = guard.attempt(() => guard.actOnRun(run));
+      return { tripwireTriggered: acted?.stop === true, outputInfo: { runId: run?.id, findings: acted?.findings ?? [] } };
+    },
+  };
+
   return withRunMembers(guard, {
     model,
     modelProvider,
+    outputGuardrail,
   });
 }
 

@@ -38,7 +38,7 @@ fn angle_may_open(tools: &Tools, text: &[u16], at: usize) -> bool {
 /// Whether a leak may begin at a letter that starts a line: what
 /// [`Reader::lead`](super::reader::Reader::lead) reads there (a channel word before ` to=functions.`
 /// or glued by `:` to a distinctive head, or a lone lowercase word of 2 to
-/// 16 letters on its line with a tag on the next), or what may begin
+/// 16 letters on its line with a tag beginning the next), or what may begin
 /// mid-line (see [`word_may_lead`]). Yes when the text ends before that is
 /// decided.
 fn line_may_lead(tools: &Tools, rest: &[u16]) -> bool {
@@ -71,9 +71,20 @@ fn first_word_may_lead(rest: &[u16], heads: bool) -> bool {
     if !(2..=16).contains(&word) || !lowercase {
         return false;
     }
-    // A lone word: blanks, then the line's end (or the text's).
+    // A lone word: blanks, then the line's end (or the text's), then a tag.
     let line_end = after.iter().position(|&unit| !matches!(ascii(unit), Some(b' ' | b'\t' | b'\r')));
-    line_end.is_none_or(|at| after[at] == u16::from(b'\n'))
+    line_end.is_none_or(|at| after[at] == u16::from(b'\n') && tag_may_follow(&after[at + 1..]))
+}
+
+/// Whether, after a lone word's line break, the next line may begin the
+/// tag head [`Reader::lead`](super::reader::Reader::lead) reads there:
+/// blanks, then `<`, or the text's end before anything else. A word alone
+/// on its line before more prose leads nowhere, and prose is full of them
+/// (a heading, a list's item, a name on a signature line).
+fn tag_may_follow(rest: &[u16]) -> bool {
+    rest.iter()
+        .find(|&&unit| !matches!(ascii(unit), Some(b' ' | b'\t')))
+        .is_none_or(|&unit| unit == u16::from(b'<'))
 }
 
 /// Whether a leak may begin at a word's start that is not a line's: only a
@@ -141,10 +152,12 @@ impl Narrowed {
                 if !(2..=16).contains(&word) || classes.lowercase & letters != letters {
                     return false;
                 }
-                // A lone word: blanks after it, then the line's end.
+                // A lone word: blanks after it, then the line's end, then
+                // a tag (or the text's end).
                 let line_end = (!classes.blanks >> word).trailing_zeros();
                 if line_end < 16 - word {
-                    return classes.breaks >> (word + line_end) & 1 == 1;
+                    let at = word + line_end;
+                    return classes.breaks >> at & 1 == 1 && tag_may_follow(&text[first + at as usize + 1..]);
                 }
             }
         }
@@ -316,7 +329,14 @@ mod tests {
         let afters = ["", " ", "\n", "  \n", " \t\r\n", " x", ":", "\r", "               \n", " é", "<"];
         for word in words {
             for after in afters {
-                for tail in ["", "\nmore text after the line, long enough to fill sixteen"] {
+                for tail in [
+                    "",
+                    "\nmore text after the line, long enough to fill sixteen",
+                    "\n<tool_call>{\"name\": \"get_weather\"}</tool_call> and more",
+                    "\n \t <invoke name=\"get_weather\">",
+                    "\n   ",
+                    "\n\n<tool_call>",
+                ] {
                     let text: Vec<u16> = format!("\n{word}{after}{tail}").encode_utf16().collect();
                     let mut narrowed = Narrowed::default();
                     narrowed.read(&text);
@@ -327,6 +347,31 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_lone_word_may_lead_only_with_a_tag_or_the_end_after_it() {
+        // What `Reader::lead` reads: a lone lowercase word, its line's end,
+        // blanks, then a tag head. Prose after the word's line leads nowhere.
+        let cases = [
+            ("court\n<tool_call>", true),
+            ("court\n  <invoke name=\"x\">", true),
+            ("court \r\n\t<", true),
+            ("court\n", true),
+            ("court\n  ", true),
+            ("court", true),
+            ("court\nThe ruling came down on Monday, long after the hearing.", false),
+            ("summary\n- first item of a list that goes on for a while", false),
+            ("court\n\n<tool_call>", false),
+            ("court\n`code`", false),
+        ];
+        for (text, leads) in cases {
+            let text: Vec<u16> = format!("\n{text}").encode_utf16().collect();
+            let mut narrowed = Narrowed::default();
+            narrowed.read(&text);
+            assert_eq!(first_word_may_lead(&text[1..], false), leads, "{text:?}");
+            assert_eq!(narrowed.first_word_may_lead(&text, 1), leads, "narrowed: {text:?}");
         }
     }
 }

@@ -88,11 +88,30 @@ impl CallStage {
         chunk: &[u16],
         out: &mut Vec<u16>,
     ) {
+        let lent = self.feed_lending(tools, options, log, chunk, out);
+        out.extend_from_slice(&chunk[..lent]);
+    }
+
+    /// [`feed`](Self::feed), lending what it can: returns how many units
+    /// from the chunk's start passed uncut. Those are not copied into
+    /// `out`, and when there are any, nothing else is written there: what
+    /// the stage passes is `chunk[..lent]`. A clean chunk, the common case,
+    /// goes on to the engine where it lies.
+    pub(crate) fn feed_lending(
+        &mut self,
+        tools: &Tools,
+        options: Options,
+        log: &mut StripLog,
+        chunk: &[u16],
+        out: &mut Vec<u16>,
+    ) -> usize {
+        let mut lent = 0;
         if self.held.is_empty() {
             // Nothing held: the chunk is read where it is, and only what
             // stays undecided is copied.
-            let keep_from = self.run(tools, log, out, chunk, false);
-            self.held.extend_from_slice(&chunk[keep_from..]);
+            let ran = self.run(tools, log, out, chunk, false, true);
+            lent = ran.lent;
+            self.held.extend_from_slice(&chunk[ran.keep_from..]);
         } else {
             self.held.extend_from_slice(chunk);
             // A candidate that ran out is read again once the text has grown
@@ -103,9 +122,13 @@ impl CallStage {
         }
         if let Some(most) = options.max_held {
             if self.waiting > 0 && self.held.len() > most.get() {
+                // What was lent comes before what the settling writes.
+                out.extend_from_slice(&chunk[..lent]);
+                lent = 0;
                 self.settle(options, log, StripReason::MaxHeld, out);
             }
         }
+        lent
     }
 
     /// Ends the stream, and frees what the stage held. The end is the same
@@ -162,14 +185,15 @@ impl CallStage {
     /// `complete`: nothing more will come.
     fn run_held(&mut self, tools: &Tools, log: &mut StripLog, out: &mut Vec<u16>, complete: bool) {
         let mut held = std::mem::take(&mut self.held);
-        let keep_from = self.run(tools, log, out, &held, complete);
-        held.drain(..keep_from);
+        let ran = self.run(tools, log, out, &held, complete, false);
+        held.drain(..ran.keep_from);
         self.held = held;
     }
 
     /// Reads `text` (what the stage holds, then the new text) as far as it
     /// decides, and returns where the undecided rest begins; `complete`:
-    /// nothing more will come.
+    /// nothing more will come; `lend`: a text read with nothing cut from it
+    /// is lent rather than copied into `out` (see [`Ran`]).
     fn run(
         &mut self,
         tools: &Tools,
@@ -177,7 +201,8 @@ impl CallStage {
         out: &mut Vec<u16>,
         text: &[u16],
         complete: bool,
-    ) -> usize {
+        lend: bool,
+    ) -> Ran {
         self.waiting = 0;
         let mut emitted = 0;
         let mut at = 0;
@@ -314,7 +339,9 @@ impl CallStage {
                 credit = left;
             }
         }
-        out.extend_from_slice(&text[emitted..keep_from]);
+        // Nothing cut: what passed is lent, not copied.
+        let lent = if lend && emitted == 0 { keep_from } else { 0 };
+        out.extend_from_slice(&text[emitted + lent..keep_from]);
         if keep_from > 0 {
             self.before = Some(text[keep_from - 1]);
         }
@@ -322,6 +349,16 @@ impl CallStage {
         self.credit = credit;
         self.marks = marks;
         self.narrowed = narrowed;
-        keep_from
+        Ran { keep_from, lent }
     }
+}
+
+/// What one read of a text decided.
+struct Ran {
+    /// Where the undecided rest begins.
+    keep_from: usize,
+    /// How many units from the text's start passed uncut and were lent
+    /// rather than copied into the output; when there are any, nothing was
+    /// written to it.
+    lent: usize,
 }

@@ -168,16 +168,21 @@ impl Threads {
         }
     }
 
-    /// Feeds `chunk`, appending what can be released to `out`.
-    pub(crate) fn feed(
+    /// Feeds `chunk`, appending what can be released to `out`, and lending
+    /// what it can (see [`Sink`]): returns how many units from the chunk's
+    /// start it released, in order and uncut, without copying them to
+    /// `out`; when there are any, nothing else was written there. A clean
+    /// chunk is released where it lies.
+    pub(crate) fn feed_lending(
         &mut self,
         general: &General,
         options: Options,
         log: &mut StripLog,
         chunk: &[u16],
         out: &mut Vec<u16>,
-    ) {
+    ) -> usize {
         self.drop_unclosed = options.open_span_at_end == OpenSpanPolicy::Drop;
+        let mut sink = Sink { out, chunk, chunk_at: self.base + self.held.len(), lent: Some(0) };
         let mut read = 0;
         while read < chunk.len() {
             if self.slots.is_empty() {
@@ -187,8 +192,8 @@ impl Threads {
                 count_work!(self.work, skip + 1);
                 if skip > 0 {
                     let to = self.base + self.held.len();
-                    self.release_to(to, out);
-                    out.extend_from_slice(&chunk[read..read + skip]);
+                    self.release_to(to, &mut sink);
+                    sink.extend(to, &chunk[read..read + skip]);
                     self.held.clear();
                     self.base = to + skip;
                     self.decided = self.base;
@@ -197,18 +202,19 @@ impl Threads {
                     continue;
                 }
             }
-            self.push(general, log, chunk[read], out);
+            self.push(general, log, chunk[read], &mut sink);
             read += 1;
         }
         let end = self.base + self.held.len();
         let hold = self.first().map_or(end, |slot| slot.start);
-        self.release_to(hold, out);
+        self.release_to(hold, &mut sink);
         if let Some(most) = options.max_held {
             if end - hold > most.get() {
-                self.settle(options, log, StripReason::MaxHeld, out);
+                self.settle(options, log, StripReason::MaxHeld, &mut sink);
             }
         }
         self.compact();
+        sink.lent.unwrap_or(0)
     }
 
     /// Ends the stream: every match that the end completes is stripped, an
@@ -221,6 +227,7 @@ impl Threads {
         log: &mut StripLog,
         out: &mut Vec<u16>,
     ) {
+        let out = &mut Sink { out, chunk: &[], chunk_at: 0, lent: None };
         let end = self.base + self.held.len();
         let runs = std::mem::take(&mut self.runs);
         for run in runs {
@@ -311,7 +318,7 @@ impl Threads {
 
     /// Settles the first match as the flush would, and carries on with
     /// nothing held.
-    fn settle(&mut self, options: Options, log: &mut StripLog, reason: StripReason, out: &mut Vec<u16>) {
+    fn settle(&mut self, options: Options, log: &mut StripLog, reason: StripReason, out: &mut Sink<'_>) {
         let end = self.base + self.held.len();
         if let Some(&Slot { start, pattern, .. }) = self.first() {
             // The first slot is the first thread of the run it is on.
@@ -331,8 +338,8 @@ impl Threads {
     }
 
     /// Releases the undecided text before `to`.
-    fn release_to(&mut self, to: usize, out: &mut Vec<u16>) {
-        out.extend_from_slice(&self.held[self.decided - self.base..to - self.base]);
+    fn release_to(&mut self, to: usize, out: &mut Sink<'_>) {
+        out.extend(self.decided, &self.held[self.decided - self.base..to - self.base]);
         self.decided = to;
     }
 
@@ -381,11 +388,11 @@ impl Threads {
         end: usize,
         reason: StripReason,
         log: &mut StripLog,
-        out: &mut Vec<u16>,
+        out: &mut Sink<'_>,
     ) {
         self.release_to(start, out);
         log.record(&[&self.held[start - self.base..end - self.base]], reason, pattern);
-        log.cut_at(out.len());
+        log.cut_at(out.written().len());
         self.decided = end;
         while self.slots.front().is_some_and(|slot| slot.start < end) {
             count_work!(self.work, 1);
@@ -428,7 +435,7 @@ impl Threads {
 
     /// Reads one unit: advances every run, begins new threads, gathers the
     /// runs that have one future, and strips what is complete.
-    fn push(&mut self, general: &General, log: &mut StripLog, unit: u16, out: &mut Vec<u16>) {
+    fn push(&mut self, general: &General, log: &mut StripLog, unit: u16, out: &mut Sink<'_>) {
         let at = self.base + self.held.len();
         self.held.push(unit);
         let previous = self.previous;
@@ -894,6 +901,42 @@ impl Threads {
     }
 }
 
+/// Where a feed's output goes. While what it released is the chunk's
+/// first units, in order and uncut, it is only counted: the chunk is lent,
+/// not copied, and the caller emits `chunk[..lent]`. Anything else (a
+/// strip, text held from an earlier feed) writes out what was lent first,
+/// and from then on the output is copied.
+pub(crate) struct Sink<'a> {
+    out: &'a mut Vec<u16>,
+    chunk: &'a [u16],
+    /// The stream position of `chunk[0]`.
+    chunk_at: usize,
+    /// How many units of the chunk were released uncopied; `None` once the
+    /// output is written out.
+    lent: Option<usize>,
+}
+
+impl Sink<'_> {
+    /// Releases `units`, the stream's text from position `at`.
+    fn extend(&mut self, at: usize, units: &[u16]) {
+        if let Some(lent) = self.lent {
+            if at == self.chunk_at + lent && lent + units.len() <= self.chunk.len() {
+                self.lent = Some(lent + units.len());
+                return;
+            }
+        }
+        self.written().extend_from_slice(units);
+    }
+
+    /// The output, with what was lent written out.
+    fn written(&mut self) -> &mut Vec<u16> {
+        if let Some(lent) = self.lent.take() {
+            self.out.extend_from_slice(&self.chunk[..lent]);
+        }
+        self.out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -978,6 +1021,44 @@ mod tests {
                     case.strips.iter().map(|&(span, pattern)| (span.to_string(), pattern)).collect();
                 assert_eq!(strips, expected, "{}", case.name);
             }
+        }
+    }
+
+    /// A clean chunk goes on where it lies, through the tool stage and the
+    /// engine both (the emitted slice is the chunk's own memory); a chunk
+    /// with a cut, or one after a held partial token, is copied, and comes
+    /// out right.
+    #[test]
+    fn a_clean_chunk_is_lent_and_a_cut_one_is_copied() {
+        use crate::filter::{Options, Tool, Tools};
+        let registry = Arc::new(
+            Registry::new(special_token_patterns().into_iter().map(|p| p.to_pattern()).collect()).unwrap(),
+        );
+        let tools = Arc::new(Tools::new(vec![Tool::named("get_weather")]).unwrap());
+        for with_tools in [false, true] {
+            let mut filter = ScaffoldingFilter::with_tools(
+                Arc::clone(&registry),
+                Options::default(),
+                with_tools.then(|| Arc::clone(&tools)),
+            );
+            let mut feed = |text: &str| {
+                let chunk: Vec<u16> = text.encode_utf16().collect();
+                let (lent, out) =
+                    filter.feed_with(&chunk, |out| (out.as_ptr() == chunk.as_ptr(), out.to_vec()));
+                (lent && !out.is_empty(), String::from_utf16_lossy(&out))
+            };
+            let clean = "The weather in Paris is mild; x < y holds.\n";
+            assert_eq!(feed(clean), (true, clean.to_owned()), "tools: {with_tools}");
+            assert_eq!(
+                feed("Before <|eot_id|> after. "),
+                (false, "Before  after. ".to_owned()),
+                "tools: {with_tools}"
+            );
+            // A `<` at the end may begin a token: held, and released with
+            // the next chunk, copied.
+            assert_eq!(feed("So x <"), (true, "So x ".to_owned()), "tools: {with_tools}");
+            assert_eq!(feed(" y holds."), (false, "< y holds.".to_owned()), "tools: {with_tools}");
+            assert_eq!(feed(clean), (true, clean.to_owned()), "tools: {with_tools}");
         }
     }
 }
