@@ -12,7 +12,8 @@
 // 3. the type tests: the package's own typings under `strict`, a consumer
 //    of `seamguard/ai-sdk` against `ai` 6 and `ai` 7, and consumers of
 //    `seamguard/langchain`, `seamguard/openai-agents` and `seamguard/mastra`
-//    against those frameworks' own types; each project under TypeScript 5.9
+//    against those frameworks' own types (Mastra with an ai 6 and an ai 7
+//    model); each project under TypeScript 5.9
 //    (`typescript`) and TypeScript 7 (`typescript-7`, the native compiler,
 //    whose `tsc` runs a Go binary from its platform package); and an ES
 //    module consumer of every entry (the `import` condition, lib/esm/*.d.mts)
@@ -25,7 +26,11 @@
 //    pnpm, yarn 1, yarn 4 and bun, each running a guarded agent
 //    (consumer-test.mjs). The build from source a platform with no prebuilt
 //    package uses is `npm run test:fallback` (fallback-test.mjs), apart for
-//    its minutes.
+//    its minutes;
+// 6. the peer ranges at both ends: the guard tests against the oldest and
+//    the newest version of each framework the peerDependencies admit, each
+//    set installed as a user installs seamguard (compat-test.mjs, also
+//    `npm run test:compat`).
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -65,7 +70,7 @@ for (const typescript of ['typescript', 'typescript-7']) {
   const tsc = join(dirname(require.resolve(`${typescript}/package.json`)), 'bin', 'tsc');
   const version = execFileSync(process.execPath, [tsc, '--version'], { cwd: root, encoding: 'utf8' }).trim();
   step(`type tests, TypeScript ${version.replace(/^Version /, '')} (${typescript})`);
-  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json',
+  for (const project of ['tsconfig.json', 'tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json', 'tsconfig.frameworks.json', 'tsconfig.mastra.json', 'tsconfig.mastra7.json',
     'tsconfig.esm-node16.json', 'tsconfig.esm-nodenext.json', 'tsconfig.esm-bundler.json']) {
     console.log(`tsc -p __test__/types/${project}`);
     run(process.execPath, [tsc, '-p', join('__test__', 'types', project)]);
@@ -80,6 +85,9 @@ run(process.execPath, ['scripts/pack-test.mjs']);
 
 step('the packed package from a registry, with npm, pnpm, yarn and bun');
 run(process.execPath, ['scripts/consumer-test.mjs']);
+
+step('the peer ranges: the oldest and the newest set of frameworks');
+run(process.execPath, ['scripts/compat-test.mjs']);
 
 // The build from source (scripts/fallback-test.mjs, 1 to 2
 // minutes of cargo) runs on its own: `npm run test:fallback`.

@@ -4,12 +4,20 @@
 // ```mjs blocks of each page (a fence may be indented, as in a list item; the
 // block is dedented). Shell and text blocks are not code. For each block:
 //
+// - Two AI SDK majors. A block that imports `ai` (or `ai/test`) or
+//   `seamguard/ai-sdk` is written for ai 7, with its mock model
+//   `MockLanguageModelV4`; the pages say that under ai 6 the mock is
+//   `MockLanguageModelV3` and nothing else changes, so the block's ai 6
+//   form is that one name changed, and both forms are checked and run.
 // - Type check. The block is written to __test__/.readme/ as an ES module
-//   (`.mts`) and checked under `strict` in the test project its imports call
-//   for: `@mastra/*` or `seamguard/mastra`, tsconfig.mastra.json; LangChain,
-//   `@openai/agents` or their seamguard entries, tsconfig.frameworks.json;
-//   `ai` or `seamguard/ai-sdk`, tsconfig.ai-sdk.json and tsconfig.ai-sdk7.json
-//   (AI SDK 6 and 7); anything else, tsconfig.json. Each project is checked
+//   (`.mts`; its ai 6 form `-ai6.mts`) and checked under `strict` in the
+//   test projects its imports call for: `@mastra/*` or `seamguard/mastra`,
+//   tsconfig.mastra.json, and tsconfig.mastra7.json too when it imports
+//   `ai`; LangChain, `@openai/agents` or their seamguard entries,
+//   tsconfig.frameworks.json; `ai` or `seamguard/ai-sdk`,
+//   tsconfig.ai-sdk.json and tsconfig.ai-sdk7.json; anything else,
+//   tsconfig.json. The projects named 7 map `ai` to ai 7 (`ai-v7`) and
+//   check the block as written; the others check its ai 6 form. Each project is checked
 //   once over all its blocks, under TypeScript 5.9 (`typescript`) and 7
 //   (`typescript-7`), with two options added: `verbatimModuleSyntax` (an
 //   import of a type says `import type`, so the JavaScript below imports
@@ -23,10 +31,11 @@
 //   which under the options above changes nothing else, and the JavaScript
 //   runs with this Node from __test__/.readme/, where `seamguard` is this
 //   package and every other import a dev dependency. A block that imports
-//   `ai` and no other framework runs again against AI SDK 7 (`ai-v7`) where
-//   it runs, Node 22 and later. A block for a framework that needs a newer
-//   Node than this one (the OpenAI Agents SDK 22, Mastra 22.13) is skipped
-//   with the reason; it is still type-checked.
+//   `ai` runs as written against ai 7 (its imports of `ai` pointed at
+//   `ai-v7`) where ai 7 runs, Node 22 and later, and in its ai 6 form
+//   against ai 6. A block for a framework that needs a newer Node than this
+//   one (the OpenAI Agents SDK 22, Mastra 22.13) is skipped with the
+//   reason; it is still type-checked.
 // - Output. When the next fenced block after it is a ```text block, what the
 //   run printed must be exactly that text; otherwise it must print nothing,
 //   so everything a block prints is on the page. A ```text block right after
@@ -91,11 +100,17 @@ const AI = (name) => name === 'ai' || name.startsWith('ai/') || name === 'seamgu
 
 /** The test projects a block is type-checked in, from its imports. */
 function projectsFor(imports) {
-  if (imports.some(MASTRA)) return ['tsconfig.mastra.json'];
+  if (imports.some(MASTRA)) return imports.some(AI) ? ['tsconfig.mastra.json', 'tsconfig.mastra7.json'] : ['tsconfig.mastra.json'];
   if (imports.some((name) => AGENTS(name) || LANGCHAIN(name))) return ['tsconfig.frameworks.json'];
   if (imports.some(AI)) return ['tsconfig.ai-sdk.json', 'tsconfig.ai-sdk7.json'];
   return ['tsconfig.json'];
 }
+
+/** The projects that check a block's ai 6 form: those without ai 7 mapped in. */
+const AI6_PROJECTS = new Set(['tsconfig.ai-sdk.json', 'tsconfig.mastra.json']);
+
+/** A block's ai 6 form: its ai 7 mock model's name changed to ai 6's, as the pages say. */
+const ai6Form = (code) => code.replace(/\bMockLanguageModelV4\b/g, 'MockLanguageModelV3');
 
 /** Why this Node cannot run the block, or `false`. */
 function cannotRun(imports) {
@@ -126,6 +141,7 @@ for (const page of pages) {
       excerpt,
       imports,
       projects: projectsFor(imports),
+      ai: imports.some(AI),
       skip: excerpt ? false : cannotRun(imports),
       printed: next?.lang === 'text' ? next.code : '',
       textAfterExcerpt: excerpt && next?.lang === 'text',
@@ -146,6 +162,12 @@ test('every code block of every page is found, and the README has some', () => {
   for (const block of blocks) assert.ok(!block.textAfterExcerpt, `${block.page}:${block.line}: an excerpt does not run, so nothing it prints can follow it`);
 });
 
+test("the AI SDK blocks are written for ai 7: none uses ai 6's MockLanguageModelV3", () => {
+  const ai6 = blocks.filter((block) => /\bMockLanguageModelV3\b/.test(block.code)).map((block) => `${block.page}:${block.line}`);
+  assert.deepEqual(ai6, []);
+  assert.ok(blocks.filter((block) => /\bMockLanguageModelV4\b/.test(block.code)).every((block) => block.ai));
+});
+
 mkdirSync(work, { recursive: true });
 after(() => {
   rmSync(work, { recursive: true, force: true });
@@ -155,20 +177,30 @@ after(() => {
     // not empty
   }
 });
-for (const block of blocks) writeFileSync(join(work, `${block.name}.mts`), block.code);
+for (const block of blocks) {
+  writeFileSync(join(work, `${block.name}.mts`), block.code);
+  if (block.ai) writeFileSync(join(work, `${block.name}-ai6.mts`), ai6Form(block.code));
+}
+
+/** The file a project checks a block in: its ai 6 form in an ai 6 project. */
+const fileIn = (project, block) => `${block.name}${block.ai && AI6_PROJECTS.has(project) ? '-ai6' : ''}.mts`;
 
 /** A tool's output with each block file's positions given as the page's. */
 function onThePage(output) {
   let text = output;
   for (const block of blocks) {
-    text = text.replace(new RegExp(`[^\\s(]*${block.name}\\.mts\\((\\d+),(\\d+)\\)`, 'g'), (_, row, column) => `${block.page}:${block.line + Number(row) - 1}:${column}`);
+    text = text.replace(new RegExp(`[^\\s(]*${block.name}(-ai6)?\\.mts\\((\\d+),(\\d+)\\)`, 'g'), (_, ai6, row, column) => `${block.page}:${block.line + Number(row) - 1}:${column}${ai6 ? ' (its ai 6 form)' : ''}`);
   }
   return text;
 }
 
-/** The block as the JavaScript Node runs: its types removed, nothing else changed. */
+/**
+ * The block as the JavaScript Node runs: its types removed, nothing else
+ * changed; under ai 7 its imports of `ai` go to `ai-v7`, under ai 6 it is
+ * its ai 6 form.
+ */
 function javascriptOf(block, { ai7 = false } = {}) {
-  const { outputText } = ts.transpileModule(block.code, {
+  const { outputText } = ts.transpileModule(block.ai && !ai7 ? ai6Form(block.code) : block.code, {
     fileName: `${block.name}.mts`,
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
   });
@@ -176,7 +208,7 @@ function javascriptOf(block, { ai7 = false } = {}) {
 }
 
 async function printedBy(block, options) {
-  const file = join(work, `${block.name}${options?.ai7 ? '-ai7' : ''}.mjs`);
+  const file = join(work, `${block.name}${block.ai ? (options?.ai7 ? '-ai7' : '-ai6') : ''}.mjs`);
   writeFileSync(file, javascriptOf(block, options));
   try {
     const { stdout } = await run(process.execPath, [file], { cwd: work, encoding: 'utf8', timeout: 120_000, maxBuffer: 16 << 20 });
@@ -194,15 +226,19 @@ describe('each block runs and prints what the page shows after it', { concurrenc
       continue;
     }
     const shown = block.printed ? 'prints the text after it' : 'prints nothing';
-    it(`${where}: runs and ${shown}`, { skip: block.skip }, async () => {
-      assert.equal(await printedBy(block), block.printed, `${where}: what it printed`);
-    });
-    if (block.imports.some(AI) && !block.imports.some((name) => MASTRA(name) || AGENTS(name) || LANGCHAIN(name))) {
-      const skip = atLeast([22]) ? false : `ai 7 needs Node 22 or later; this is Node ${process.versions.node}`;
-      it(`${where}: runs against AI SDK 7 and ${shown}`, { skip }, async () => {
-        assert.equal(await printedBy(block, { ai7: true }), block.printed, `${where}: what it printed under ai 7`);
+    if (!block.ai) {
+      it(`${where}: runs and ${shown}`, { skip: block.skip }, async () => {
+        assert.equal(await printedBy(block), block.printed, `${where}: what it printed`);
       });
+      continue;
     }
+    const skip7 = block.skip || (atLeast([22]) ? false : `ai 7 needs Node 22 or later; this is Node ${process.versions.node}`);
+    it(`${where}: runs as written against AI SDK 7 and ${shown}`, { skip: skip7 }, async () => {
+      assert.equal(await printedBy(block, { ai7: true }), block.printed, `${where}: what it printed under ai 7`);
+    });
+    it(`${where}: runs against AI SDK 6 with MockLanguageModelV3 and ${shown}`, { skip: block.skip }, async () => {
+      assert.equal(await printedBy(block), block.printed, `${where}: what it printed under ai 6`);
+    });
   }
 });
 
@@ -217,7 +253,7 @@ describe('the blocks type-check under strict, in the project their imports call 
         writeFileSync(config, JSON.stringify({
           extends: `../../types/${project}`,
           compilerOptions: { verbatimModuleSyntax: true, erasableSyntaxOnly: true },
-          files: members.map((block) => `${block.name}.mts`),
+          files: members.map((block) => fileIn(project, block)),
         }));
         try {
           await run(process.execPath, [tsc, '-p', config], { cwd: work, encoding: 'utf8', maxBuffer: 16 << 20 });

@@ -1,8 +1,18 @@
-import type { LanguageModelMiddleware } from 'ai';
+import type { LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import type { ScaffoldingFilterOptions } from '../../index.js';
 
 import type { GuardOptions, GuardRun } from './guard.js';
 export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
+
+/**
+ * The `specificationVersion` of seamguard's middlewares: that of the models
+ * the installed `ai` wraps, `'v4'` under ai 7 and `'v3'` under ai 6. At run
+ * time it is read from the `ai` seamguard resolves as a peer.
+ */
+export type MiddlewareSpecificationVersion = ReturnType<typeof wrapLanguageModel>['specificationVersion'];
+
+/** A language-model middleware of the installed `ai`, saying that `ai`'s specification version. */
+export type SeamguardMiddleware = LanguageModelMiddleware & { readonly specificationVersion: MiddlewareSpecificationVersion };
 
 /**
  * A guard, made once and shared by every conversation the wrapped model
@@ -10,9 +20,9 @@ export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFi
  * middleware too, the same as `guard.middleware`, so `middleware: guard`
  * works as well.
  */
-export interface Guard extends LanguageModelMiddleware, GuardRun {
+export interface Guard extends SeamguardMiddleware, GuardRun {
   /** For `wrapLanguageModel({ model, middleware: guard.middleware })`. */
-  readonly middleware: LanguageModelMiddleware;
+  readonly middleware: SeamguardMiddleware;
   /**
    * A stop condition: `stopWhen: [stepCountIs(8), guard.stopWhen]` (for
    * `generateText`, `streamText` and `ToolLoopAgent`) ends the loop after a
@@ -145,4 +155,4 @@ export type ScaffoldingMiddlewareOptions = ScaffoldingFilterOptions & {
  *   middleware is built.
  * @throws {TypeError} or {RangeError} naming the option, when one is malformed.
  */
-export declare function scaffoldingMiddleware(options?: ScaffoldingMiddlewareOptions): LanguageModelMiddleware;
+export declare function scaffoldingMiddleware(options?: ScaffoldingMiddlewareOptions): SeamguardMiddleware;

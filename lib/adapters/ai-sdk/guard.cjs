@@ -3,11 +3,12 @@
 // translates: the prompt's messages, the tools on offer and the answer's tool
 // calls into the guard core's terms (../guard/core.cjs). It hands the model
 // and the caller everything exactly as it came, and needs nothing from `ai`
-// at run time.
+// at run time but its version (version.cjs).
 
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { offeredTools, functionTools } = require('../../guard/tools.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
+const { specificationVersion } = require('./version.cjs');
 
 /**
  * The text parts (and reasoning) of a message's content, one per line; an
@@ -224,7 +225,7 @@ function createGuard(options) {
   const calls = modelCalls(guard);
 
   const middleware = {
-    specificationVersion: 'v3',
+    specificationVersion: specificationVersion(),
     async wrapGenerate({ doGenerate, params }) {
       const call = await calls.begin(params);
       const result = await calls.made(call, doGenerate);

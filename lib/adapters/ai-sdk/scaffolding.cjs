@@ -2,7 +2,8 @@
 // The scaffolding filter as an AI SDK language-model middleware (6 and 7),
 // for `wrapLanguageModel({ model, middleware })`. It touches only text:
 // every other part passes through as it is, in order. The middleware is a
-// plain object, so this file needs nothing from `ai` at run time.
+// plain object, so this file needs nothing from `ai` at run time but its
+// version (version.cjs).
 //
 // By default each call's filter reads the tools that call offers
 // (`params.tools`), so a leaked call to one of them is stripped in any
@@ -24,6 +25,7 @@ const { streamPlan } = require('../../guard/core.cjs');
 const { healCalls } = require('../../guard/heal.cjs');
 const { callTrace } = require('../../guard/telemetry.cjs');
 const { filterTools, functionTools, offeredTools, sayLeftOut } = require('../../guard/tools.cjs');
+const { specificationVersion } = require('./version.cjs');
 
 /** What a stripped span is cut to in an `onRecover` event. */
 const SPAN_CUT = 200;
@@ -390,7 +392,7 @@ function scaffoldingMiddleware(options) {
   const settings = readOptions(options);
   const { recover, onRecover, heal, onHeal } = settings;
   return {
-    specificationVersion: 'v3',
+    specificationVersion: specificationVersion(),
     async wrapGenerate({ doGenerate, params }) {
       const trace = callTrace(undefined, settings.report);
       const round = beginRound(settings, params, trace);
