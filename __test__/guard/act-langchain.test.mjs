@@ -150,6 +150,8 @@ describe('LangChain.js: stopOn and the jump', () => {
       assert.throws(() => createGuard({ jumpTo }), { name: 'TypeError', message: /^createGuard: options\.jumpTo must be 'end' or 'model'/ });
     }
     assert.throws(() => createGuard({ jumpTo: 'end', stopOn: 'all' }), { name: 'TypeError', message: /options\.stopOn must be true or an array/ });
+    // A misspelt jumpTo is named among the options the guard knows.
+    assert.throws(() => createGuard({ jumpto: 'model' }), { name: 'TypeError', message: /^createGuard: unknown option "jumpto" \(known: .*, jumpTo; did you mean jumpTo\?\)$/ });
   });
 
   it('eight conversations at once on one agent, guard and checkpointer, half streaming: each trips where a guard of its own trips it', async () => {

@@ -54,14 +54,17 @@ const isThenable = (value) => value !== null && (typeof value === 'object' || ty
  * Reads and checks a guard's options once, when the guard is made. Every
  * mistake is a TypeError that names the option, prefixed with `who`.
  */
-function readOptions(options, who) {
+function readOptions(options, who, adapterKeys) {
   if (options === undefined) options = {};
   if (!isRecord(options)) throw new TypeError(`${who}: options must be an object (got ${describe(options)})`);
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
-      const close = closestNames(key, OPTION_KEYS);
+      // The adapter has read its own options (`adapterKeys`) already; a
+      // misspelt one is named among the rest.
+      const known = [...OPTION_KEYS, ...adapterKeys];
+      const close = closestNames(key, known);
       const hint = close.length > 0 ? `; did you mean ${close[0]}?` : '';
-      throw new TypeError(`${who}: unknown option ${JSON.stringify(key)} (known: ${OPTION_KEYS.join(', ')}${hint})`);
+      throw new TypeError(`${who}: unknown option ${JSON.stringify(key)} (known: ${known.join(', ')}${hint})`);
     }
   }
   const grounds = new Map();
@@ -220,8 +223,12 @@ class Run {
  * unreachable once and the rest of the run is judged as before.
  */
 class Guard {
-  constructor(options, who) {
-    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds } = readOptions(options, who);
+  /**
+   * `who` prefixes every error; `adapterKeys`: the options the adapter read
+   * itself and took out of `options`, named when a key is unknown.
+   */
+  constructor(options, who, adapterKeys = []) {
+    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds } = readOptions(options, who, adapterKeys);
     this.who = who;
     // The stream seam: strip leaked calls from the answer's text, and heal
     // those that may run into real tool calls (heal.cjs). Heal needs the

@@ -187,7 +187,7 @@ const taskOfChunk = (metadata) => metadata?.langgraph_checkpoint_ns ?? metadata?
  */
 function createGuard(options) {
   const { jumpTo, rest } = readJumpTo(options);
-  const guard = new Guard(rest, 'createGuard');
+  const guard = new Guard(rest, 'createGuard', ['jumpTo']);
   // The findings of each answer, until afterModel, which runs next on the
   // same thread, hands them to the agent's state.
   const actedOn = new WeakMap();
