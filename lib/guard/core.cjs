@@ -169,7 +169,7 @@ class Run {
       }),
     );
     this.findings = [];
-    // Each finding as filed, `{ finding, toolCallId, acted }`: what the
+    // Each finding as filed, `{ finding, acted }`: what the
     // framework's own mechanism is handed (see Guard.actOn).
     this.filed = [];
     this.identities = new Set();
@@ -667,7 +667,7 @@ class Guard {
       run.identities.add(identity);
       const filed = toolCallId === undefined ? finding : { ...finding, toolCallId };
       run.findings.push(filed);
-      run.filed.push({ finding: filed, toolCallId, acted: false });
+      run.filed.push({ finding: filed, acted: false });
       run.trace?.finding(filed, toolCallId);
       if (this.onFinding === undefined) continue;
       this.callBack(this.onFinding, filed, { id: run.id, toolCallId });
@@ -792,7 +792,7 @@ class Guard {
     if (entries.length === 0) return undefined;
     const findings = entries.map((entry) => {
       entry.acted = true;
-      return actedFinding(entry.finding, entry.toolCallId, this.trips(entry.finding));
+      return actedFinding(entry.finding, this.trips(entry.finding));
     });
     return { runId: run.id, findings, stop: findings.some((finding) => finding.trips) };
   }

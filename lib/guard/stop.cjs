@@ -35,15 +35,15 @@ function readStopOn(stopOn, who) {
  * A finding as plain JSON, for a framework's state, metadata or guardrail
  * output: what it is about (`kind`, `seam`, the `tools` it names, the
  * argument `path` and the `value` in question where it has them), the tool
- * call it is about where known, its `message`, and whether it `trips` the
- * guard's `stopOn`.
+ * call it is about where known (the finding's `toolCallId`), its
+ * `message`, and whether it `trips` the guard's `stopOn`.
  */
-function actedFinding(finding, toolCallId, trips) {
+function actedFinding(finding, trips) {
   const acted = { kind: finding.kind, seam: finding.seam, tools: finding.subjects.map((subject) => subject.id) };
   if (finding.predicate !== undefined) acted.path = finding.predicate;
   const value = finding.witnesses[0]?.value;
   if (value !== undefined && finding.kind !== 'dangling-reference') acted.value = value;
-  if (toolCallId !== undefined) acted.toolCallId = toolCallId;
+  if (finding.toolCallId !== undefined) acted.toolCallId = finding.toolCallId;
   acted.message = finding.message;
   acted.trips = trips;
   return acted;
