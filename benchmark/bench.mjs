@@ -116,6 +116,18 @@ const toolAwareRows = () => {
       addon: repeat({ tools: TOOLS, patterns }),
       same: (a, b) => a === CLEAN && b === CLEAN,
     },
+    {
+      // The same detection as a server runs it: each stream opened from a
+      // FilterPlan compiled once, as the adapters and scaffoldingMiddleware
+      // do, so the row measures the reading alone (the row above pays the
+      // tool list's compile in every stream; the setup row below measures
+      // that). The issue's target: at most 3 times the default filter.
+      name: 'filter: clean 200 KB answer, 64 KB chunks, 20 tools + special tokens from a FilterPlan (baseline: the default filter, addon both sides)',
+      target: 1 / 3,
+      baseline: repeat(undefined),
+      addon: repeat(new addon.FilterPlan({ tools: TOOLS, patterns })),
+      same: (a, b) => a === CLEAN && b === CLEAN,
+    },
     (() => {
       // A server's stream seam: a model call offers 20 tools, and each text
       // part of the answer opens a filter. The baseline passes the same
@@ -508,7 +520,7 @@ for (const workload of workloads) {
   const ratio = b / a;
   const met = ratio >= workload.target;
   if (!met) missed++;
-  console.log(`| ${workload.name} | ${ms(b)} | ${ms(a)} | ${ratio.toFixed(ratio >= 100 ? 0 : 2)} | ≥ ${workload.target} | ${met ? 'met' : 'MISSED'} |`);
+  console.log(`| ${workload.name} | ${ms(b)} | ${ms(a)} | ${ratio.toFixed(ratio >= 100 ? 0 : 2)} | ≥ ${Number(workload.target.toFixed(3))} | ${met ? 'met' : 'MISSED'} |`);
 }
 const measured = workloads.length - skipped;
 console.log(`\n${measured - missed} of ${measured} targets met${skipped > 0 ? `; ${skipped} row(s) skipped` : ''}.`);
