@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
+use super::engine::general::compile::FEW;
 use super::engine::general::threads::Threads;
 use super::engine::one_pass::{OnePass, Pass};
 use super::registry::{Form, Registry};
+use super::scan::Bitmap;
 use super::strip::{Options, Strip, StripLog};
 use super::tidy::Tidy;
 use super::tool_aware::{CallStage, Tools};
@@ -42,6 +44,9 @@ pub struct ScaffoldingFilter {
     /// What the general engine lets through, a buffer reused by every feed
     /// as `passed` is.
     released: Vec<u16>,
+    /// The general engine's first units, narrowed, for the tool stage to
+    /// mark as it reads a chunk; `None` without tools or that engine.
+    pub(crate) begins: Option<[u8; FEW]>,
 }
 
 impl Default for ScaffoldingFilter {
@@ -78,7 +83,14 @@ impl ScaffoldingFilter {
         let tidy = options.tidy_whitespace.then(|| Box::new([Tidy::default(), Tidy::default()]));
         let log = StripLog { track_cuts: options.tidy_whitespace, ..StripLog::default() };
         let (passed, released) = (Vec::new(), Vec::new());
-        ScaffoldingFilter { registry, options, tools, engine, log, tidy, passed, released }
+        // With tools, the stage marks, as it reads a chunk, where the general
+        // engine's patterns may begin, so that the engine, reading what the
+        // stage lent, need not scan the same units again.
+        let begins = match registry.form() {
+            Form::General(general) if tools.is_some() => general.narrowed_begins(),
+            _ => None,
+        };
+        ScaffoldingFilter { registry, options, tools, engine, log, tidy, passed, released, begins }
     }
 
     /// Every unit a strip can begin with, as [`Registry::start_units`];
@@ -132,10 +144,22 @@ impl ScaffoldingFilter {
         if let Some((tools, stage)) = &mut self.tools {
             let mut passed = std::mem::take(&mut self.passed);
             passed.clear();
-            let lent = stage.feed_lending(tools, self.options, &mut self.log, chunk, &mut passed);
+            let lent =
+                stage.feed_lending(tools, self.options, &mut self.log, chunk, &mut passed, self.begins);
             // What the stage passed uncut goes on where it lies.
             let answer = if lent > 0 {
-                self.engine_feed_with(&chunk[..lent], emit)
+                let marked = stage.chunk_begins();
+                let lent = &chunk[..lent];
+                Self::feed_engine(
+                    &mut self.engine,
+                    &self.registry,
+                    self.options,
+                    &mut self.log,
+                    &mut self.released,
+                    lent,
+                    marked,
+                    emit,
+                )
             } else if passed.is_empty() {
                 emit(&[])
             } else {
@@ -178,17 +202,43 @@ impl ScaffoldingFilter {
 
     /// Feeds the registry's engine.
     fn engine_feed_with<R>(&mut self, chunk: &[u16], emit: impl FnOnce(&[u16]) -> R) -> R {
-        match (&mut self.engine, self.registry.form()) {
+        Self::feed_engine(
+            &mut self.engine,
+            &self.registry,
+            self.options,
+            &mut self.log,
+            &mut self.released,
+            chunk,
+            None,
+            emit,
+        )
+    }
+
+    /// [`ScaffoldingFilter::engine_feed_with`], by the filter's parts, with
+    /// where the tool stage marked the general engine's first units in
+    /// `chunk` when it did.
+    #[allow(clippy::too_many_arguments)]
+    fn feed_engine<R>(
+        engine: &mut Engine,
+        registry: &Registry,
+        options: Options,
+        log: &mut StripLog,
+        released: &mut Vec<u16>,
+        chunk: &[u16],
+        marked: Option<&Bitmap>,
+        emit: impl FnOnce(&[u16]) -> R,
+    ) -> R {
+        match (engine, registry.form()) {
             (Engine::OnePass(state), Form::Literals(literals)) => {
-                Pass { state, literals, options: self.options, log: &mut self.log }.feed_with(chunk, emit)
+                Pass { state, literals, options, log }.feed_with(chunk, emit)
             }
             (Engine::Threads(state), Form::General(general)) => {
-                let mut out = std::mem::take(&mut self.released);
+                let mut out = std::mem::take(released);
                 out.clear();
-                let lent = state.feed_lending(general, self.options, &mut self.log, chunk, &mut out);
+                let lent = state.feed_lending(general, options, log, chunk, &mut out, marked);
                 // What the engine released uncut goes on where it lies.
                 let answer = if lent > 0 { emit(&chunk[..lent]) } else { emit(&out) };
-                self.released = out;
+                *released = out;
                 answer
             }
             _ => unreachable!("a filter's engine is chosen from its registry's form"),

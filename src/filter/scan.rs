@@ -5,7 +5,11 @@
 //!
 //! A reader that stops often asks for the next one many times over the
 //! same text; for it, [`Bitmap`] marks every place once, sixteen bytes at a
-//! time, and the next place is then a bit scan.
+//! time, and the next place is then a bit scan. The tool stage reads a text
+//! narrowed to a byte a unit; [`narrow_and_mark`] narrows it and marks its
+//! stops, and the general engine's first units, in the same read (AVX2,
+//! detected at run time), so that neither that stage nor the engine after it
+//! scans the text again.
 
 /// The position of the first unit of `text` that is one of `units`. The
 /// count is a constant, so that the compares unroll (pad a shorter list by
@@ -69,6 +73,86 @@ impl Bitmap {
     }
 }
 
+/// A UTF-16 unit as one byte: ASCII as itself, anything else as 0x80 and its
+/// low seven bits, so that in a text in another script a name in that script
+/// still narrows to itself, and a byte is an ASCII unit exactly when the unit
+/// was that unit.
+#[inline]
+pub(crate) fn narrowed(unit: u16) -> u8 {
+    // Without a branch, so that the narrowing of a text is vectorised.
+    (unit & 0x7F) as u8 | u8::from(unit >= 0x80) << 7
+}
+
+/// Narrows `text` into `bytes` (see [`narrowed`]; the buffer is reused) and
+/// marks in `marks.1` where one of the bytes `marks.0` is, and in `also.1`
+/// where one of `also.0` is (each a byte as [`narrowed`] spells it, so that
+/// a place marked for a byte beyond ASCII may hold another unit with the
+/// same low seven bits): one read of the text where AVX2 is there, else a
+/// narrowing then [`Bitmap::fill`], with the same result.
+pub(crate) fn narrow_and_mark<const N: usize, const M: usize>(
+    text: &[u16],
+    bytes: &mut Vec<u8>,
+    marks: ([u8; N], &mut Bitmap),
+    also: Option<([u8; M], &mut Bitmap)>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        let (wanted, bitmap) = marks;
+        let words = text.len().div_ceil(64);
+        bitmap.words.clear();
+        bitmap.words.resize(words, 0);
+        bytes.clear();
+        bytes.reserve(text.len());
+        let spare = &mut bytes.spare_capacity_mut()[..text.len()];
+        let done = match also {
+            Some((also_wanted, also_bitmap)) => {
+                also_bitmap.words.clear();
+                also_bitmap.words.resize(words, 0);
+                // SAFETY: the processor has AVX2; the buffers are sized.
+                let done = unsafe {
+                    avx2::narrow_and_mark(
+                        text,
+                        spare,
+                        (wanted, &mut bitmap.words),
+                        Some((also_wanted, &mut also_bitmap.words)),
+                    )
+                };
+                for (at, &unit) in text.iter().enumerate().skip(done) {
+                    if also_wanted.contains(&narrowed(unit)) {
+                        also_bitmap.words[at / 64] |= 1 << (at % 64);
+                    }
+                }
+                done
+            }
+            // SAFETY: as above.
+            None => unsafe { avx2::narrow_and_mark::<N, M>(text, spare, (wanted, &mut bitmap.words), None) },
+        };
+        for at in done..text.len() {
+            let byte = narrowed(text[at]);
+            spare[at].write(byte);
+            if wanted.contains(&byte) {
+                bitmap.words[at / 64] |= 1 << (at % 64);
+            }
+        }
+        // SAFETY: every one of the first `text.len()` bytes was written,
+        // by the vectors up to `done` and one by one after.
+        unsafe { bytes.set_len(text.len()) };
+        return;
+    }
+    narrow_by_units(text, bytes);
+    marks.1.fill(bytes, marks.0);
+    if let Some((wanted, bitmap)) = also {
+        bitmap.fill(bytes, wanted);
+    }
+}
+
+/// [`narrow_and_mark`]'s narrowing, unit by unit (which the compiler
+/// vectorises).
+fn narrow_by_units(text: &[u16], bytes: &mut Vec<u8>) {
+    bytes.clear();
+    bytes.extend(text.iter().copied().map(narrowed));
+}
+
 /// What each of sixteen ASCII bytes is, a bit a byte (bit `i` for
 /// `bytes[i]`); a byte beyond ASCII is none of these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +194,83 @@ impl Classes {
 /// A bit for each of the (at most 64) `bytes` that is one of `wanted`.
 fn mask<const N: usize>(bytes: &[u8], wanted: [u8; N]) -> u64 {
     bytes.iter().enumerate().filter(|(_, byte)| wanted.contains(byte)).fold(0, |mask, (at, _)| mask | 1 << at)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::mem::MaybeUninit;
+
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi16, _mm256_cmpeq_epi8,
+        _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_packus_epi16,
+        _mm256_permute4x64_epi64, _mm256_set1_epi16, _mm256_set1_epi8, _mm256_setzero_si256,
+        _mm256_storeu_si256,
+    };
+
+    /// Narrows and marks whole words of 64 units (see
+    /// [`narrow_and_mark`](super::narrow_and_mark)); returns how many units
+    /// it did, the rest being shorter than a word.
+    ///
+    /// # Safety
+    ///
+    /// The processor must have AVX2; `bytes` must be as long as `text`, and
+    /// the bitmaps' words hold a word for each 64 units.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn narrow_and_mark<const N: usize, const M: usize>(
+        text: &[u16],
+        bytes: &mut [MaybeUninit<u8>],
+        (wanted, words): ([u8; N], &mut [u64]),
+        mut also: Option<([u8; M], &mut [u64])>,
+    ) -> usize {
+        assert!(bytes.len() == text.len() && words.len() == text.len().div_ceil(64));
+        let low = _mm256_set1_epi16(0x7F);
+        let beyond = _mm256_set1_epi16(-0x80);
+        let mark = _mm256_set1_epi16(0x80);
+        let wanted: [__m256i; N] = wanted.map(|byte| _mm256_set1_epi8(byte as i8));
+        let also_wanted: Option<[__m256i; M]> =
+            also.as_ref().map(|(bytes, _)| bytes.map(|byte| _mm256_set1_epi8(byte as i8)));
+        // Sixteen units narrowed, as sixteen lanes of sixteen bits.
+        let narrow = |at: *const u16| {
+            // SAFETY: the caller reads only units within `text`.
+            let units = unsafe { _mm256_loadu_si256(at.cast()) };
+            let ascii = _mm256_cmpeq_epi16(_mm256_and_si256(units, beyond), _mm256_setzero_si256());
+            _mm256_or_si256(_mm256_and_si256(units, low), _mm256_andnot_si256(ascii, mark))
+        };
+        let hits = |narrowed: __m256i, wanted: &[__m256i]| {
+            let hit = wanted.iter().fold(_mm256_setzero_si256(), |hit, &byte| {
+                _mm256_or_si256(hit, _mm256_cmpeq_epi8(narrowed, byte))
+            });
+            _mm256_movemask_epi8(hit) as u32
+        };
+        let (whole, _) = text.as_chunks::<64>();
+        for (word, units) in whole.iter().enumerate() {
+            let mut halves = [[0u32; 2]; 2];
+            for half in 0..2 {
+                let from = units[half * 32..].as_ptr();
+                // SAFETY: the 32 units from `from` are within `units`.
+                let (first, second) = unsafe { (narrow(from), narrow(from.add(16))) };
+                // `packus` packs within each 128-bit lane; the permutation
+                // puts the four quarters back in order.
+                let narrowed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(first, second));
+                let at = word * 64 + half * 32;
+                // SAFETY: 32 bytes from `at`, within `bytes`, which is as
+                // long as `text`.
+                unsafe { _mm256_storeu_si256(bytes[at..at + 32].as_mut_ptr().cast(), narrowed) };
+                halves[0][half] = hits(narrowed, &wanted);
+                if let Some(also_wanted) = &also_wanted {
+                    halves[1][half] = hits(narrowed, also_wanted);
+                }
+            }
+            // (Kept from being seen as vectors of 64 truth values, which the
+            // compiler would unpack a bit at a time without AVX-512.)
+            let [[first, second], [also_first, also_second]] = std::hint::black_box(halves);
+            words[word] = u64::from(first) | u64::from(second) << 32;
+            if let Some((_, also_words)) = &mut also {
+                also_words[word] = u64::from(also_first) | u64::from(also_second) << 32;
+            }
+        }
+        whole.len() * 64
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -216,7 +377,56 @@ mod sse2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_any, Bitmap, Classes};
+    use super::{find_any, narrow_and_mark, narrow_by_units, narrowed, Bitmap, Classes};
+
+    #[test]
+    fn narrowing_and_marking_in_one_read_agrees_with_a_narrowing_then_a_fill() {
+        // Units that narrow alike (`<` and U+013C), beyond ASCII, surrogates,
+        // and lengths on either side of a word.
+        let alphabet = [
+            u16::from(b'<'),
+            0x013C,
+            u16::from(b'['),
+            u16::from(b']'),
+            u16::from(b'a'),
+            u16::from(b'\n'),
+            0xFF5C,
+            0xD83D,
+            0xDE00,
+            0x80,
+            0xFFFF,
+            u16::from(b'`'),
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for len in [0, 1, 31, 32, 63, 64, 65, 127, 128, 129, 200, 1000] {
+            for _ in 0..20 {
+                let text: Vec<u16> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        alphabet[(state % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                let stops = [b'<', b'[', b'{', b'`', b'\n'];
+                let also = [b'<', b'[', b']', narrowed(0xFF5C)];
+                let (mut bytes, mut marks, mut more) = (Vec::new(), Bitmap::default(), Bitmap::default());
+                narrow_and_mark(&text, &mut bytes, (stops, &mut marks), Some((also, &mut more)));
+                let mut expected = Vec::new();
+                narrow_by_units(&text, &mut expected);
+                assert_eq!(bytes, expected, "{text:?}");
+                let (mut expected_marks, mut expected_more) = (Bitmap::default(), Bitmap::default());
+                expected_marks.fill(&expected, stops);
+                expected_more.fill(&expected, also);
+                assert_eq!(marks.words, expected_marks.words, "{text:?}");
+                assert_eq!(more.words, expected_more.words, "{text:?}");
+                // Without the second set, the same bytes and marks.
+                let (mut alone, mut alone_marks) = (Vec::new(), Bitmap::default());
+                narrow_and_mark::<5, 4>(&text, &mut alone, (stops, &mut alone_marks), None);
+                assert_eq!((alone, alone_marks.words), (expected, expected_marks.words));
+            }
+        }
+    }
 
     #[test]
     fn classes_agree_with_the_byte_tests_for_every_byte() {

@@ -1147,3 +1147,73 @@ fn prose_and_code_in_other_languages_pass_untouched() {
         }
     }
 }
+
+/// The tool stage marks, as it reads a chunk, where the special tokens'
+/// engine may begin, and the engine reads those marks instead of scanning
+/// the chunk again: a filter that does and one that does not agree on every
+/// output, the flush and every strip, in random texts and chunkings.
+#[test]
+fn the_stage_marking_the_engines_first_units_changes_nothing() {
+    use crate::filter::tool_aware::Tools;
+    use crate::filter::tool_names::Tool;
+    let registry = Arc::new(
+        Registry::new(
+            crate::filter::presets::special_token_patterns().into_iter().map(|p| p.to_pattern()).collect(),
+        )
+        .unwrap(),
+    );
+    let tools = Arc::new(Tools::new(["get_weather", "search", "é_tool"].map(Tool::named).to_vec()).unwrap());
+    let mut fragments = fragments_of(registry.patterns());
+    fragments.extend(
+        [
+            "<",
+            "[",
+            "]",
+            "x < y",
+            " a[1] ",
+            "]~b]",
+            "<|tool_call_start|>",
+            "<|tool_call_end|>",
+            "[TOOL_CALLS]",
+            "<|",
+            "|>",
+            "get_weather",
+            "search",
+            "é_tool",
+            "{\"name\": \"get_weather\", \"arguments\": {}}",
+            "<tool_call>",
+            "</tool_call>",
+            "\n",
+            " ",
+            "prose ",
+            "ŀ",
+            "ļ",
+            "\u{FF5C}",
+            "<\u{FF5C}",
+            "😀",
+        ]
+        .map(units),
+    );
+    let mut rng = Rng(0x5EED_0F7A);
+    for round in 0..1500 {
+        let text = random_text(&mut rng, &fragments, 60);
+        let chunks = random_chunks(&mut rng, &text);
+        let options = if round % 2 == 0 {
+            Options::default()
+        } else {
+            Options { open_span_at_end: OpenSpanPolicy::Drop, ..Options::default() }
+        };
+        let mut marked = ScaffoldingFilter::with_tools(registry.clone(), options, Some(tools.clone()));
+        assert!(marked.begins.is_some());
+        let mut scanned = ScaffoldingFilter::with_tools(registry.clone(), options, Some(tools.clone()));
+        scanned.begins = None;
+        for (index, chunk) in chunks.iter().enumerate() {
+            assert_eq!(marked.feed(chunk), scanned.feed(chunk), "feed {index} of {chunks:?}");
+        }
+        assert_eq!(marked.flush(), scanned.flush(), "flush after {chunks:?}");
+        let strips = |filter: &ScaffoldingFilter| {
+            filter.strips().map(|strip| (strip.span.to_vec(), strip.reason)).collect::<Vec<_>>()
+        };
+        assert_eq!(strips(&marked), strips(&scanned), "strips of {chunks:?}");
+    }
+}

@@ -6,8 +6,9 @@ use super::code::Line;
 use super::narrated::colon_may_lead;
 use super::reader::{is_channel_word, DISTINCTIVE, MAX_WORD};
 use super::text::{ascii, is_word, FULL_BAR};
-use super::tools::{narrow_into, next_lead, Tools, LONGEST_PREFIX, NARRATION_LEADS};
-use crate::filter::scan::{Bitmap, Classes};
+use super::tools::{next_lead, Tools, LONGEST_PREFIX, NARRATION_LEADS};
+use crate::filter::engine::general::compile::FEW;
+use crate::filter::scan::{narrow_and_mark, Bitmap, Classes};
 
 /// Whether a leak could begin at `at`.
 pub(super) fn may_begin(tools: &Tools, text: &[u16], at: usize, before: Option<u16>, blank: bool) -> bool {
@@ -115,7 +116,7 @@ fn agrees(literal: &str, rest: &[u16]) -> bool {
 }
 
 /// A text as [`plain_run`] searches it: narrowed to a byte a unit (see
-/// [`narrow_into`]), for the search of leads, and the places of the units
+/// [`narrowed`](crate::filter::scan::narrowed)), for the search of leads, and the places of the units
 /// that stop a plain run (`<`, `[`, `{`, a backtick, a line break), marked
 /// once, so that a run that stops at every line finds the next stop with a
 /// bit scan instead of a new search. Both buffers are reused by every read.
@@ -123,16 +124,29 @@ fn agrees(literal: &str, rest: &[u16]) -> bool {
 pub(super) struct Narrowed {
     bytes: Vec<u8>,
     stops: Bitmap,
+    /// Where the units are that may begin a pattern of the filter's next
+    /// engine, when the read was asked to mark them (`marked`; see
+    /// [`CallStage::feed_lending`](super::stage::CallStage::feed_lending)).
+    begins: Bitmap,
+    marked: bool,
 }
 
 impl Narrowed {
     /// Narrows `text` and marks its stops; returns the work done (units
     /// narrowed and words marked), for the work counter.
-    pub(super) fn read(&mut self, text: &[u16]) -> usize {
-        narrow_into(text, &mut self.bytes);
+    /// `begins`: the units (narrowed) to mark for the next engine, if any.
+    pub(super) fn read(&mut self, text: &[u16], begins: Option<[u8; FEW]>) -> usize {
         // A stop is ASCII, and only the unit itself narrows to it.
-        self.stops.fill(&self.bytes, [b'<', b'[', b'{', b'`', b'\n']);
+        let stops = ([b'<', b'[', b'{', b'`', b'\n'], &mut self.stops);
+        let begins = begins.map(|units| (units, &mut self.begins));
+        self.marked = begins.is_some();
+        narrow_and_mark(text, &mut self.bytes, stops, begins);
         text.len() + self.stops.len()
+    }
+
+    /// Where the units asked for were marked in the last read, if they were.
+    pub(super) fn begins(&self) -> Option<&Bitmap> {
+        self.marked.then_some(&self.begins)
     }
 
     /// [`first_word_may_lead`] without the heads, for the word at `first`:
@@ -339,7 +353,7 @@ mod tests {
                 ] {
                     let text: Vec<u16> = format!("\n{word}{after}{tail}").encode_utf16().collect();
                     let mut narrowed = Narrowed::default();
-                    narrowed.read(&text);
+                    narrowed.read(&text, None);
                     assert_eq!(
                         narrowed.first_word_may_lead(&text, 1),
                         first_word_may_lead(&text[1..], false),
@@ -369,7 +383,7 @@ mod tests {
         for (text, leads) in cases {
             let text: Vec<u16> = format!("\n{text}").encode_utf16().collect();
             let mut narrowed = Narrowed::default();
-            narrowed.read(&text);
+            narrowed.read(&text, None);
             assert_eq!(first_word_may_lead(&text[1..], false), leads, "{text:?}");
             assert_eq!(narrowed.first_word_may_lead(&text, 1), leads, "narrowed: {text:?}");
         }

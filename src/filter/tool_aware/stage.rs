@@ -9,7 +9,9 @@ use super::reader::Reader;
 use super::skip::{may_begin, partial_tail, plain_run, Ahead, Narrowed};
 use super::text::{ascii, Stop};
 use super::tools::{Tools, LONGEST_PREFIX};
+use crate::filter::engine::general::compile::FEW;
 use crate::filter::json::{JsonScan, Step};
+use crate::filter::scan::Bitmap;
 use crate::filter::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
 /// The reading credit each unit the stage passes earns, and what it starts
@@ -44,6 +46,9 @@ pub(crate) struct CallStage {
     /// Buffers reused by every read: the text narrowed to a byte a unit,
     /// and where its stops are (see [`Narrowed`]).
     narrowed: Narrowed,
+    /// Whether the last feed read its chunk where it lies (so that
+    /// `narrowed` is of that chunk).
+    chunk_read: bool,
     /// Units stepped, skipped, narrowed and read by tries (tests only).
     #[cfg(test)]
     pub(crate) work: u64,
@@ -61,6 +66,7 @@ impl Default for CallStage {
             code: None,
             marks: Vec::new(),
             narrowed: Narrowed::default(),
+            chunk_read: false,
             #[cfg(test)]
             work: 0,
         }
@@ -88,7 +94,7 @@ impl CallStage {
         chunk: &[u16],
         out: &mut Vec<u16>,
     ) {
-        let lent = self.feed_lending(tools, options, log, chunk, out);
+        let lent = self.feed_lending(tools, options, log, chunk, out, None);
         out.extend_from_slice(&chunk[..lent]);
     }
 
@@ -96,7 +102,9 @@ impl CallStage {
     /// from the chunk's start passed uncut. Those are not copied into
     /// `out`, and when there are any, nothing else is written there: what
     /// the stage passes is `chunk[..lent]`. A clean chunk, the common case,
-    /// goes on to the engine where it lies.
+    /// goes on to the engine where it lies. `begins`: units (narrowed) to
+    /// mark in the chunk as it is read, for the next engine; when some
+    /// units were lent, [`CallStage::chunk_begins`] says where they are.
     pub(crate) fn feed_lending(
         &mut self,
         tools: &Tools,
@@ -104,12 +112,15 @@ impl CallStage {
         log: &mut StripLog,
         chunk: &[u16],
         out: &mut Vec<u16>,
+        begins: Option<[u8; FEW]>,
     ) -> usize {
         let mut lent = 0;
+        self.chunk_read = false;
         if self.held.is_empty() {
             // Nothing held: the chunk is read where it is, and only what
             // stays undecided is copied.
-            let ran = self.run(tools, log, out, chunk, false, true);
+            let ran = self.run(tools, log, out, chunk, false, Source::Chunk { begins });
+            self.chunk_read = true;
             lent = ran.lent;
             self.held.extend_from_slice(&chunk[ran.keep_from..]);
         } else {
@@ -129,6 +140,16 @@ impl CallStage {
             }
         }
         lent
+    }
+
+    /// Where, in the chunk the last feed lent from, the units it was asked
+    /// to mark are; `None` when it lent nothing or marked nothing.
+    pub(crate) fn chunk_begins(&self) -> Option<&Bitmap> {
+        if self.chunk_read {
+            self.narrowed.begins()
+        } else {
+            None
+        }
     }
 
     /// Ends the stream, and frees what the stage held. The end is the same
@@ -185,15 +206,14 @@ impl CallStage {
     /// `complete`: nothing more will come.
     fn run_held(&mut self, tools: &Tools, log: &mut StripLog, out: &mut Vec<u16>, complete: bool) {
         let mut held = std::mem::take(&mut self.held);
-        let ran = self.run(tools, log, out, &held, complete, false);
+        let ran = self.run(tools, log, out, &held, complete, Source::Held);
         held.drain(..ran.keep_from);
         self.held = held;
     }
 
-    /// Reads `text` (what the stage holds, then the new text) as far as it
-    /// decides, and returns where the undecided rest begins; `complete`:
-    /// nothing more will come; `lend`: a text read with nothing cut from it
-    /// is lent rather than copied into `out` (see [`Ran`]).
+    /// Reads `text` (what the stage holds, then the new text; or the chunk
+    /// where it lies, see [`Source`]) as far as it decides, and returns
+    /// where the undecided rest begins; `complete`: nothing more will come.
     fn run(
         &mut self,
         tools: &Tools,
@@ -201,7 +221,7 @@ impl CallStage {
         out: &mut Vec<u16>,
         text: &[u16],
         complete: bool,
-        lend: bool,
+        source: Source,
     ) -> Ran {
         self.waiting = 0;
         let mut emitted = 0;
@@ -219,7 +239,11 @@ impl CallStage {
         // searched in the text narrowed to a byte a unit, the next stop in
         // a bitmap of them.
         let mut narrowed = std::mem::take(&mut self.narrowed);
-        let _read = narrowed.read(text);
+        let begins = match source {
+            Source::Chunk { begins } => begins,
+            Source::Held => None,
+        };
+        let _read = narrowed.read(text, begins);
         count_work!(self.work, _read);
         let mut ahead = Ahead::default();
         while at < text.len() {
@@ -340,7 +364,7 @@ impl CallStage {
             }
         }
         // Nothing cut: what passed is lent, not copied.
-        let lent = if lend && emitted == 0 { keep_from } else { 0 };
+        let lent = if matches!(source, Source::Chunk { .. }) && emitted == 0 { keep_from } else { 0 };
         out.extend_from_slice(&text[emitted + lent..keep_from]);
         if keep_from > 0 {
             self.before = Some(text[keep_from - 1]);
@@ -351,6 +375,17 @@ impl CallStage {
         self.narrowed = narrowed;
         Ran { keep_from, lent }
     }
+}
+
+/// What a read reads.
+#[derive(Clone, Copy)]
+enum Source {
+    /// What the stage holds and the text after it, copied together.
+    Held,
+    /// The chunk where it lies: what is read with nothing cut from it is
+    /// lent rather than copied into the output (see [`Ran`]), and `begins`,
+    /// narrowed units, are marked in it for the next engine.
+    Chunk { begins: Option<[u8; FEW]> },
 }
 
 /// What one read of a text decided.

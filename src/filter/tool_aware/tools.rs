@@ -7,6 +7,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, Input};
 
 use super::text::{ascii, Reading, Stop};
 use crate::filter::json::string_units;
+use crate::filter::scan::narrowed;
 use crate::filter::tool_names::{first_fault, Tool};
 
 /// Why a tool list cannot be used.
@@ -208,25 +209,8 @@ pub(super) const LONGEST_PREFIX: usize = "assistant called tool ".len();
 
 /// Where, from `from`, the next offered name or distinctive prefix begins
 /// (as [`Tools::leads`] finds them in `narrow`, the text narrowed by
-/// [`narrow_into`]), or `narrow.len()`. A match is only a place to look: the
+/// [`narrowed`](crate::filter::scan::narrowed)), or `narrow.len()`. A match is only a place to look: the
 /// caller checks the units themselves.
 pub(super) fn next_lead(tools: &Tools, narrow: &[u8], from: usize) -> usize {
     tools.leads.find(narrow, from).unwrap_or(narrow.len())
-}
-
-/// `text` as one byte per unit (see [`narrowed`]). Narrowed, the names and
-/// prefixes are searched as plain byte strings; a name with units outside
-/// ASCII matches any unit that narrows as its own does, and is checked.
-pub(super) fn narrow_into(text: &[u16], narrow: &mut Vec<u8>) {
-    narrow.clear();
-    narrow.extend(text.iter().copied().map(narrowed));
-}
-
-/// A unit as one byte: ASCII as itself, anything else as 0x80 and its low
-/// seven bits, so that in a text in another script a name in that script
-/// is a lead at one place in about 128 to the power of its length, not at
-/// every place.
-fn narrowed(unit: u16) -> u8 {
-    // Without a branch, so that the narrowing of a text is vectorised.
-    (unit & 0x7F) as u8 | u8::from(unit >= 0x80) << 7
 }

@@ -5,6 +5,7 @@
 
 use crate::filter::pattern::{Part, Pattern, RegistryError};
 use crate::filter::regex::{self as re, context_of, Dfa, CONTEXTS, CONTEXT_BYTES};
+use crate::filter::scan::narrowed;
 
 /// A part of a pattern, compiled.
 #[derive(Debug)]
@@ -170,7 +171,7 @@ impl Follows {
 }
 
 /// The most units [`General::few_begins`] lists.
-const FEW: usize = 4;
+pub(crate) const FEW: usize = 4;
 
 pub(super) const CALL_BEGINS: [u16; 3] = [b'{' as u16, b'[' as u16, b'`' as u16];
 
@@ -424,6 +425,13 @@ impl General {
 
     /// Whether a thread may begin at a unit, given the unit before it.
     #[inline]
+    /// [`General::few_begins`] as the tool stage marks them in its
+    /// narrowed read of a chunk (see [`crate::filter::scan::narrowed`]),
+    /// for [`Threads::feed_lending`](super::threads::Threads::feed_lending).
+    pub(crate) fn narrowed_begins(&self) -> Option<[u8; FEW]> {
+        self.few_begins.map(|units| units.map(narrowed))
+    }
+
     pub(super) fn may_begin(&self, unit: u16, previous: Option<u16>) -> bool {
         self.begins(unit, context_of(previous))
     }

@@ -29,7 +29,7 @@ use super::run::{
 };
 use crate::filter::json::{self, JsonScan};
 use crate::filter::regex::context_of;
-use crate::filter::scan::find_any;
+use crate::filter::scan::{find_any, Bitmap};
 use crate::filter::strip::{OpenSpanPolicy, Options, StripLog, StripReason};
 
 fn at_line_start(previous: Option<u16>) -> bool {
@@ -146,12 +146,19 @@ impl Threads {
     /// How many units at the start of `rest` (what is left of the chunk,
     /// with nothing under way) begin no match: a context-free scan for a
     /// unit that may begin one somewhere, then the exact test there.
-    fn next_begin(&self, general: &General, rest: &[u16]) -> usize {
+    /// `marked`: where in the chunk such a unit may be, marked by the tool
+    /// stage as it read the same chunk (see [`Threads::feed_lending`]), with
+    /// where `rest` begins in it.
+    fn next_begin(&self, general: &General, rest: &[u16], marked: Option<(&Bitmap, usize)>) -> usize {
         let mut offset = 0;
         loop {
-            let found = match &general.few_begins {
-                Some(units) => find_any(&rest[offset..], *units),
-                None => rest[offset..].iter().position(|&unit| general.begins_somewhere(unit)),
+            let found = match (marked, &general.few_begins) {
+                (Some((bitmap, at)), _) => {
+                    let next = bitmap.next(at + offset, at + rest.len()) - at - offset;
+                    (offset + next < rest.len()).then_some(next)
+                }
+                (None, Some(units)) => find_any(&rest[offset..], *units),
+                (None, None) => rest[offset..].iter().position(|&unit| general.begins_somewhere(unit)),
             };
             match found {
                 None => return rest.len(),
@@ -172,7 +179,11 @@ impl Threads {
     /// what it can (see [`Sink`]): returns how many units from the chunk's
     /// start it released, in order and uncut, without copying them to
     /// `out`; when there are any, nothing else was written there. A clean
-    /// chunk is released where it lies.
+    /// chunk is released where it lies. `marked`: a bitmap of the chunk in
+    /// which every unit of [`General::few_begins`] is marked (the tool
+    /// stage's, from its own read of the chunk): the scan for the next one
+    /// is then a bit scan. A place marked that holds none is passed by the
+    /// exact test.
     pub(crate) fn feed_lending(
         &mut self,
         general: &General,
@@ -180,6 +191,7 @@ impl Threads {
         log: &mut StripLog,
         chunk: &[u16],
         out: &mut Vec<u16>,
+        marked: Option<&Bitmap>,
     ) -> usize {
         self.drop_unclosed = options.open_span_at_end == OpenSpanPolicy::Drop;
         let mut sink = Sink { out, chunk, chunk_at: self.base + self.held.len(), lent: Some(0) };
@@ -188,7 +200,7 @@ impl Threads {
             if self.slots.is_empty() {
                 // Nothing is under way: release everything up to the next
                 // unit that may begin a match, without looking further.
-                let skip = self.next_begin(general, &chunk[read..]);
+                let skip = self.next_begin(general, &chunk[read..], marked.map(|bitmap| (bitmap, read)));
                 count_work!(self.work, skip + 1);
                 if skip > 0 {
                     let to = self.base + self.held.len();
