@@ -17,7 +17,41 @@ use super::tool_aware::{CallStage, Tools};
 #[derive(Debug)]
 enum Engine {
     OnePass(OnePass),
-    Threads(Threads),
+    /// The general engine's state, and what it lets through: a buffer
+    /// reused by every feed (a fresh one per feed costs a long chunk its
+    /// pages each time).
+    Threads(Threads, Vec<u16>),
+}
+
+impl Engine {
+    /// Feeds `chunk` to the engine of `registry`, lending what it passes to
+    /// `emit`; `marked`: where the tool stage marked the general engine's
+    /// first units in `chunk`, when it did.
+    fn feed_with<R>(
+        &mut self,
+        registry: &Registry,
+        options: Options,
+        log: &mut StripLog,
+        chunk: &[u16],
+        marked: Option<&Bitmap>,
+        emit: impl FnOnce(&[u16]) -> R,
+    ) -> R {
+        match (self, registry.form()) {
+            (Engine::OnePass(state), Form::Literals(literals)) => {
+                Pass { state, literals, options, log }.feed_with(chunk, emit)
+            }
+            (Engine::Threads(state, released), Form::General(general)) => {
+                let mut out = std::mem::take(released);
+                out.clear();
+                let lent = state.feed_lending(general, options, log, chunk, &mut out, marked);
+                // What the engine released uncut goes on where it lies.
+                let answer = if lent > 0 { emit(&chunk[..lent]) } else { emit(&out) };
+                *released = out;
+                answer
+            }
+            _ => unreachable!("a filter's engine is chosen from its registry's form"),
+        }
+    }
 }
 
 /// Strips a registry's scaffolding from streamed text, chunk by chunk, with
@@ -41,9 +75,6 @@ pub struct ScaffoldingFilter {
     /// What tool-aware detection passes on, a buffer reused by every feed
     /// (a fresh one per feed costs a long chunk its pages each time).
     passed: Vec<u16>,
-    /// What the general engine lets through, a buffer reused by every feed
-    /// as `passed` is.
-    released: Vec<u16>,
     /// The general engine's first units, narrowed, for the tool stage to
     /// mark as it reads a chunk; `None` without tools or that engine.
     pub(crate) begins: Option<[u8; FEW]>,
@@ -77,12 +108,12 @@ impl ScaffoldingFilter {
     pub fn with_tools(registry: Arc<Registry>, options: Options, tools: Option<Arc<Tools>>) -> Self {
         let engine = match registry.form() {
             Form::Literals(literals) => Engine::OnePass(OnePass::new(literals)),
-            Form::General(_) => Engine::Threads(Threads::default()),
+            Form::General(_) => Engine::Threads(Threads::default(), Vec::new()),
         };
         let tools = tools.filter(|tools| !tools.is_empty()).map(|tools| (tools, CallStage::default()));
         let tidy = options.tidy_whitespace.then(|| Box::new([Tidy::default(), Tidy::default()]));
         let log = StripLog { track_cuts: options.tidy_whitespace, ..StripLog::default() };
-        let (passed, released) = (Vec::new(), Vec::new());
+        let passed = Vec::new();
         // With tools, the stage marks, as it reads a chunk, where the general
         // engine's patterns may begin, so that the engine, reading what the
         // stage lent, need not scan the same units again.
@@ -90,7 +121,7 @@ impl ScaffoldingFilter {
             Form::General(general) if tools.is_some() => general.narrowed_begins(),
             _ => None,
         };
-        ScaffoldingFilter { registry, options, tools, engine, log, tidy, passed, released, begins }
+        ScaffoldingFilter { registry, options, tools, engine, log, tidy, passed, begins }
     }
 
     /// Every unit a strip can begin with, as [`Registry::start_units`];
@@ -149,14 +180,11 @@ impl ScaffoldingFilter {
             // What the stage passed uncut goes on where it lies.
             let answer = if lent > 0 {
                 let marked = stage.chunk_begins();
-                let lent = &chunk[..lent];
-                Self::feed_engine(
-                    &mut self.engine,
+                self.engine.feed_with(
                     &self.registry,
                     self.options,
                     &mut self.log,
-                    &mut self.released,
-                    lent,
+                    &chunk[..lent],
                     marked,
                     emit,
                 )
@@ -202,47 +230,7 @@ impl ScaffoldingFilter {
 
     /// Feeds the registry's engine.
     fn engine_feed_with<R>(&mut self, chunk: &[u16], emit: impl FnOnce(&[u16]) -> R) -> R {
-        Self::feed_engine(
-            &mut self.engine,
-            &self.registry,
-            self.options,
-            &mut self.log,
-            &mut self.released,
-            chunk,
-            None,
-            emit,
-        )
-    }
-
-    /// [`ScaffoldingFilter::engine_feed_with`], by the filter's parts, with
-    /// where the tool stage marked the general engine's first units in
-    /// `chunk` when it did.
-    #[allow(clippy::too_many_arguments)]
-    fn feed_engine<R>(
-        engine: &mut Engine,
-        registry: &Registry,
-        options: Options,
-        log: &mut StripLog,
-        released: &mut Vec<u16>,
-        chunk: &[u16],
-        marked: Option<&Bitmap>,
-        emit: impl FnOnce(&[u16]) -> R,
-    ) -> R {
-        match (engine, registry.form()) {
-            (Engine::OnePass(state), Form::Literals(literals)) => {
-                Pass { state, literals, options, log }.feed_with(chunk, emit)
-            }
-            (Engine::Threads(state), Form::General(general)) => {
-                let mut out = std::mem::take(released);
-                out.clear();
-                let lent = state.feed_lending(general, options, log, chunk, &mut out, marked);
-                // What the engine released uncut goes on where it lies.
-                let answer = if lent > 0 { emit(&chunk[..lent]) } else { emit(&out) };
-                *released = out;
-                answer
-            }
-            _ => unreachable!("a filter's engine is chosen from its registry's form"),
-        }
+        self.engine.feed_with(&self.registry, self.options, &mut self.log, chunk, None, emit)
     }
 
     /// Ends the stream: returns the held tail. A partial marker is content
@@ -276,7 +264,7 @@ impl ScaffoldingFilter {
             (Engine::OnePass(state), Form::Literals(literals)) => {
                 Pass { state, literals, options: self.options, log: &mut self.log }.flush()
             }
-            (Engine::Threads(state), Form::General(general)) => {
+            (Engine::Threads(state, _), Form::General(general)) => {
                 let mut out = Vec::new();
                 state.flush(general, self.options, &mut self.log, &mut out);
                 out
@@ -290,7 +278,7 @@ impl ScaffoldingFilter {
     /// engine, which counts nothing.
     #[cfg(test)]
     pub(crate) fn work(&self) -> Option<u64> {
-        let Engine::Threads(state) = &self.engine else { return None };
+        let Engine::Threads(state, _) = &self.engine else { return None };
         Some(state.work + self.tools.as_ref().map_or(0, |(_, stage)| stage.work))
     }
 
@@ -325,7 +313,7 @@ impl ScaffoldingFilter {
         }
         held.extend_from_slice(match &self.engine {
             Engine::OnePass(state) => state.held(),
-            Engine::Threads(state) => state.held(),
+            Engine::Threads(state, _) => state.held(),
         });
         if let Some(tidy) = &self.tidy {
             tidy[0].held_into(&mut held);
@@ -340,7 +328,7 @@ impl ScaffoldingFilter {
     pub fn held_len(&self) -> usize {
         let engine = match &self.engine {
             Engine::OnePass(state) => state.held().len(),
-            Engine::Threads(state) => state.held().len(),
+            Engine::Threads(state, _) => state.held().len(),
         };
         let tidy = self.tidy.as_ref().map_or(0, |tidy| tidy[0].held_len() + tidy[1].held_len());
         engine + tidy + self.tools.as_ref().map_or(0, |(_, stage)| stage.held().len())
@@ -351,7 +339,7 @@ impl ScaffoldingFilter {
     pub fn is_span_open(&self) -> bool {
         let engine = match &self.engine {
             Engine::OnePass(state) => state.is_span_open(),
-            Engine::Threads(state) => state.is_span_open(),
+            Engine::Threads(state, _) => state.is_span_open(),
         };
         engine || self.tools.as_ref().is_some_and(|(_, stage)| stage.is_span_open())
     }
@@ -362,7 +350,7 @@ impl ScaffoldingFilter {
     pub fn is_idle(&self) -> bool {
         let engine = match &self.engine {
             Engine::OnePass(state) => state.held().is_empty() && !state.is_span_open(),
-            Engine::Threads(state) => state.is_idle(),
+            Engine::Threads(state, _) => state.is_idle(),
         };
         engine
             && self.tools.as_ref().is_none_or(|(_, stage)| stage.is_idle())
