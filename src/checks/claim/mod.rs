@@ -1,0 +1,7 @@
+//! The claim seam: which tokens of a final answer are values (numbers and
+//! identifiers someone read off a screen), and how each is spelt, so they
+//! can be looked up among what the run's tools returned.
+//!
+//! - [`normalize`]: one spelling per value, shared by the answer's side and
+//!   the tool results' side.
+pub mod normalize;
