@@ -4,4 +4,11 @@
 //!
 //! - [`normalize`]: one spelling per value, shared by the answer's side and
 //!   the tool results' side.
+//! - [`extract`]: the values an answer asserts, as agentfootprint's
+//!   evidence gate reads them, under the caller's options.
+//! - [`figures`]: numbers wearing a unit of measure, read as values
+//!   whatever their length when the caller asks.
+
+pub mod extract;
+pub mod figures;
 pub mod normalize;
