@@ -147,13 +147,12 @@ impl ValueRules {
                 return Err(OptionError {
                     at: format!("shapes[{index}].name"),
                     reason: format!(
-                        "'{}' names two shapes; each labels the values it finds, so rename one",
+                        "repeats the name '{}': each name labels the values its shape finds, so rename one",
                         String::from_utf16_lossy(&name)
                     ),
                 });
             }
-            let dfa = Dfa::compile_whole(&shape.regex)
-                .map_err(|reason| OptionError { at: format!("shapes[{index}].match"), reason })?;
+            let dfa = compile(&shape.regex, format!("shapes[{index}].match"))?;
             shapes.push((name, dfa));
         }
         let mut exempt_values = HashSet::new();
@@ -239,6 +238,12 @@ impl ValueRules {
             token: None,
         })
     }
+}
+
+/// A caller's pattern as a whole-token DFA, or why it cannot be one.
+fn compile(regex: &RegexSource, at: String) -> Result<Dfa, OptionError> {
+    Dfa::compile_whole(regex)
+        .map_err(|reason| OptionError { at, reason: format!("is a RegExp this check cannot run ({reason})") })
 }
 
 fn is_digit(unit: u16) -> bool {
