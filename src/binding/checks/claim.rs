@@ -95,21 +95,14 @@ pub fn normalize_value<'env>(env: &'env Env, token: Unknown) -> Result<Unknown<'
     ts_args_type = "answer: string, options?: AnswerValuesOptions",
     ts_return_type = "AnswerValue[]"
 )]
-pub fn answer_values_of<'env>(
-    env: &'env Env,
-    answer: Unknown,
-    options: Option<Unknown>,
-) -> Result<Unknown<'env>> {
+pub fn answer_values_of<'env>(env: &'env Env, answer: Unknown, options: Unknown) -> Result<Unknown<'env>> {
     let js = Js::new(env);
     let who = "answerValuesOf";
     let answer = answer.raw();
     if js.type_of(answer)? != ValueType::String {
         return Err(js.wrong_type(&format!("{who}: answer"), "a string", answer));
     }
-    let rules = match options {
-        Some(options) => read_value_options(js, options.raw(), who)?,
-        None => ValueRules::default(),
-    };
+    let rules = read_value_options(js, options.raw(), who)?;
     let values = js.with_units(answer, |units| Ok(extract::answer_values(units, &rules)))?;
     let mut items = Vec::with_capacity(values.len());
     for found in &values {

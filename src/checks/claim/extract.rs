@@ -167,10 +167,7 @@ impl ValueRules {
                         }
                     }
                 }
-                Exempt::Pattern(regex) => exempt_patterns.push(
-                    Dfa::compile_whole(regex)
-                        .map_err(|reason| OptionError { at: format!("exempt[{index}]"), reason })?,
-                ),
+                Exempt::Pattern(regex) => exempt_patterns.push(compile(regex, format!("exempt[{index}]"))?),
             }
         }
         Ok(ValueRules {
