@@ -29,8 +29,9 @@
 
 use std::collections::HashSet;
 
-use super::figures::figure_numbers;
+use super::figures::figure_numbers_counted;
 use super::normalize::{count_digits, lookup_forms, normalize_token, tokenize};
+use super::Work;
 use crate::checks::text::js_string;
 use crate::filter::regex::Dfa;
 use crate::filter::RegexSource;
@@ -310,10 +311,20 @@ fn number_with_tail(token: &[u16]) -> Option<usize> {
 /// Every distinct value `answer` asserts, in first-appearance order
 /// (agentfootprint's `extractCandidates`, without its 20,000-token cap).
 pub fn answer_values(answer: &[u16], rules: &ValueRules) -> Vec<AnswerValue> {
-    let figures = rules.figures.then(|| figure_numbers(answer));
+    answer_values_counted(answer, rules, &Work::default())
+}
+
+/// [`answer_values`], counting its work. Each token costs its length once
+/// per pass over it: the tokenizer's, the normalizer's, the classifier's
+/// fixed tests, and one per exempt pattern and declared shape.
+pub(crate) fn answer_values_counted(answer: &[u16], rules: &ValueRules, work: &Work) -> Vec<AnswerValue> {
+    work.add(answer.len());
+    let figures = rules.figures.then(|| figure_numbers_counted(answer, work));
     let mut seen: HashSet<Vec<u16>> = HashSet::new();
     let mut out = Vec::new();
+    let passes = 6 + rules.exempt_patterns.len() + rules.shapes.len();
     tokenize(answer, |token| {
+        work.add(token.len() * passes);
         if let Some(value) = rules.classify(token, figures.as_ref()) {
             if !seen.contains(&value.value) {
                 seen.insert(value.value.clone());

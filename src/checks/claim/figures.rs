@@ -19,6 +19,7 @@
 use std::collections::HashSet;
 
 use super::normalize::normalize_token;
+use super::Work;
 use crate::checks::text::js_string::is_js_whitespace;
 
 /// The units that make a number a figure, in the order they are tried.
@@ -45,12 +46,15 @@ fn starts_with_word(text: &[u16], at: usize, word: &str) -> bool {
         })
 }
 
-fn digit_run(text: &[u16], at: usize) -> usize {
-    text[at.min(text.len())..].iter().take_while(|&&u| is_digit(u)).count()
+fn digit_run(text: &[u16], at: usize, work: &Work) -> usize {
+    let run = text[at.min(text.len())..].iter().take_while(|&&u| is_digit(u)).count();
+    work.add(run + 1);
+    run
 }
 
 /// `(%|(?:units)(?:\/s)?(?![a-z0-9]))` at `at`: where the unit ends.
-fn unit_at(text: &[u16], at: usize) -> Option<usize> {
+fn unit_at(text: &[u16], at: usize, work: &Work) -> Option<usize> {
+    work.add(FIGURE_UNITS.len());
     if text.get(at) == Some(&0x25) {
         return Some(at + 1);
     }
@@ -71,31 +75,31 @@ fn unit_at(text: &[u16], at: usize) -> Option<usize> {
 }
 
 /// `\s?` then the unit, at `at`.
-fn spaced_unit_at(text: &[u16], at: usize) -> Option<usize> {
+fn spaced_unit_at(text: &[u16], at: usize, work: &Work) -> Option<usize> {
     if text.get(at).is_some_and(|&u| is_js_whitespace(u)) {
-        if let Some(end) = unit_at(text, at + 1) {
+        if let Some(end) = unit_at(text, at + 1, work) {
             return Some(end);
         }
     }
-    unit_at(text, at)
+    unit_at(text, at, work)
 }
 
 /// `(?:\.\d+)?` then the spaced unit, at `at`: (end of the number, end of
 /// the match).
-fn after_integer(text: &[u16], at: usize) -> Option<(usize, usize)> {
+fn after_integer(text: &[u16], at: usize, work: &Work) -> Option<(usize, usize)> {
     if text.get(at) == Some(&0x2E) {
-        let fraction = digit_run(text, at + 1);
+        let fraction = digit_run(text, at + 1, work);
         if fraction > 0 {
-            if let Some(end) = spaced_unit_at(text, at + 1 + fraction) {
+            if let Some(end) = spaced_unit_at(text, at + 1 + fraction, work) {
                 return Some((at + 1 + fraction, end));
             }
         }
     }
-    spaced_unit_at(text, at).map(|end| (at, end))
+    spaced_unit_at(text, at, work).map(|end| (at, end))
 }
 
 /// The match starting at `start`, if any: (end of the number, end of the match).
-fn match_at(text: &[u16], start: usize) -> Option<(usize, usize)> {
+fn match_at(text: &[u16], start: usize, work: &Work) -> Option<(usize, usize)> {
     if start > 0 {
         let before = text[start - 1];
         if is_word_or_alnum(before) || matches!(before, 0x5F | 0x2E | 0x2C) {
@@ -106,7 +110,7 @@ fn match_at(text: &[u16], start: usize) -> Option<(usize, usize)> {
     if matches!(text.get(at), Some(0x2B | 0x2D)) {
         at += 1;
     }
-    let run = digit_run(text, at);
+    let run = digit_run(text, at, work);
     if run == 0 {
         return None;
     }
@@ -114,28 +118,34 @@ fn match_at(text: &[u16], start: usize) -> Option<(usize, usize)> {
     if run <= 3 {
         let mut ends = Vec::new();
         let mut end = at + run;
-        while text.get(end) == Some(&0x2C) && digit_run(text, end + 1) >= 3 {
+        while text.get(end) == Some(&0x2C) && digit_run(text, end + 1, work) >= 3 {
             end += 4;
             ends.push(end);
         }
         for &end in ends.iter().rev() {
-            if let Some(found) = after_integer(text, end) {
+            if let Some(found) = after_integer(text, end, work) {
                 return Some(found);
             }
         }
     }
     // `\d+`: only the whole run can be followed by what comes next.
-    after_integer(text, at + run)
+    after_integer(text, at + run, work)
 }
 
 /// The normalized numbers `answer` writes as figures (agentfootprint's
 /// `figureNumbersOf`).
 pub fn figure_numbers(answer: &[u16]) -> HashSet<Vec<u16>> {
+    figure_numbers_counted(answer, &Work::default())
+}
+
+pub(crate) fn figure_numbers_counted(answer: &[u16], work: &Work) -> HashSet<Vec<u16>> {
     let mut out = HashSet::new();
     let mut at = 0;
     while at < answer.len() {
-        match match_at(answer, at) {
+        work.add(1);
+        match match_at(answer, at, work) {
             Some((number_end, end)) => {
+                work.add(number_end - at);
                 let number = normalize_token(&answer[at..number_end]);
                 if !number.is_empty() {
                     out.insert(number);

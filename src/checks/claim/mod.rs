@@ -12,3 +12,28 @@
 pub mod extract;
 pub mod figures;
 pub mod normalize;
+
+#[cfg(test)]
+mod growth;
+
+/// The units of text a reading looked at, counted in tests only (see
+/// `growth.rs`): a release build keeps neither the count nor the sums.
+#[derive(Default)]
+pub(crate) struct Work {
+    #[cfg(test)]
+    units: std::cell::Cell<u64>,
+}
+
+impl Work {
+    #[inline]
+    pub(crate) fn add(&self, units: usize) {
+        #[cfg(test)]
+        self.units.set(self.units.get() + units as u64);
+        let _ = units;
+    }
+
+    #[cfg(test)]
+    pub(crate) fn total(&self) -> u64 {
+        self.units.get()
+    }
+}
