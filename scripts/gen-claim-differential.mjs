@@ -131,7 +131,7 @@ const SHAPES = [
 ];
 const EXEMPTS = ['0xef0101', 'FC1/3', '41,200', 'Q-4471-OPS', /build-\d+/, /^lva1-.*$/, /\d{4,}/, 'esxi-host10.lvn.example.com', '2048.0', '$1,204'];
 
-function options() {
+function randomOptions() {
   const o = {};
   if (random() < 0.3) o.shapes = SHAPES.filter(() => random() < 0.3);
   if (random() < 0.3) o.exempt = EXEMPTS.filter(() => random() < 0.3);
@@ -150,7 +150,7 @@ const plainOptions = (o) => ({
 const answers = [];
 for (let i = 0; i < 3000; i++) {
   const text = answer();
-  const o = options();
+  const o = randomOptions();
   const found = extractCandidates(text, gateOf(o), o.figures ? figureNumbersOf(text) : undefined);
   answers.push({ answer: text, options: plainOptions(o), values: found.map((c) => ({ ...c })) });
 }
