@@ -381,6 +381,22 @@ mod tests {
     }
 
     #[test]
+    fn whole_matches_try_every_alternative_and_keep_empty_patterns() {
+        let whole = |source: &str, flags: &str, text: &str| {
+            Dfa::compile_whole(&RegexSource::with_js_flags(source, flags).unwrap())
+                .unwrap()
+                .matches_whole(&text.encode_utf16().collect::<Vec<u16>>())
+        };
+        assert!(whole("a|ab", "", "ab"), "JavaScript backtracks into the second alternative");
+        assert!(!whole("ab", "", "abc") && !whole("bc", "", "abc"), "the whole text, not a part");
+        assert!(whole("a*", "", "aaa"), "a pattern that can match empty is kept");
+        assert!(whole(r"\d{4}", "g", "2026") && !whole(r"\d{4}", "", "20261"));
+        assert!(whole("HOST-[a-z]+", "i", "host-alpha"));
+        assert!(!whole(r"\w+", "", "na\u{ef}ve"), "\\w is ASCII");
+        assert!(Dfa::compile_whole(&RegexSource::new("a(?=b)")).is_err());
+    }
+
+    #[test]
     fn javascript_escapes_mean_what_they_mean_in_javascript() {
         assert_eq!(from_js(r"\<tool\>"), "<tool>");
         assert_eq!(from_js(r"a\/b"), "a/b");
