@@ -27,6 +27,7 @@
 //! order. There is no cap on the answer: the work is one pass over it, plus
 //! each declared shape and exempt pattern run once over each token.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use super::figures::figure_numbers_counted;
@@ -199,42 +200,53 @@ impl ValueRules {
     /// `classifyToken`). `figures` is the answer's figure numbers, when the
     /// rules read figures.
     pub fn classify(&self, token: &[u16], figures: Option<&HashSet<Vec<u16>>>) -> Option<AnswerValue> {
+        self.reading(token, figures).map(|(value, shape, glued)| AnswerValue {
+            value: value.into_owned(),
+            shape,
+            token: glued.then(|| token.to_vec()),
+        })
+    }
+
+    /// What [`ValueRules::classify`] answers, borrowing the token where
+    /// the value is the token itself: (value, shape, whether it was read
+    /// off a glued spelling).
+    fn reading<'t>(
+        &self,
+        token: &'t [u16],
+        figures: Option<&HashSet<Vec<u16>>>,
+    ) -> Option<(Cow<'t, [u16]>, Shape, bool)> {
         if token.is_empty() || self.is_exempt(token) {
             return None;
         }
         if let Some(index) = self.shapes.iter().position(|(_, dfa)| dfa.matches_whole(token)) {
-            return Some(AnswerValue { value: token.to_vec(), shape: Shape::Declared(index), token: None });
+            return Some((Cow::Borrowed(token), Shape::Declared(index), false));
         }
         if count_digits(token) == 0 || is_prose_ratio(token) {
             return None;
         }
         let tail = number_with_tail(token);
         let numeric = match tail {
-            Some(end) => Some(normalize_token(&token[..end])),
-            None if bare_number(token) == Some(token.len()) => Some(token.to_vec()),
+            Some(end) => Some(Cow::Owned(normalize_token(&token[..end]))),
+            None if bare_number(token) == Some(token.len()) => Some(Cow::Borrowed(token)),
             None => None,
         };
         if let Some(value) = numeric {
-            let glued = (tail.is_some() && token != value.as_slice()).then(|| token.to_vec());
+            let glued = tail.is_some() && token != value.as_ref();
             let shape = if count_digits(&value) >= self.min_digits {
                 Shape::Number
-            } else if figures.is_some_and(|set| set.contains(&value)) {
+            } else if figures.is_some_and(|set| set.contains(value.as_ref())) {
                 Shape::Figure
             } else {
                 return None;
             };
-            return Some(AnswerValue { value, shape, token: glued });
+            return Some((value, shape, glued));
         }
         if token.len() < 4 {
             return None;
         }
         let lettered = token.iter().any(|&u| (0x61..=0x7A).contains(&u));
         let structured = token.iter().any(|&u| matches!(u, 0x3A | 0x5F | 0x2D | 0x2F | 0x2E));
-        (lettered || structured).then(|| AnswerValue {
-            value: token.to_vec(),
-            shape: Shape::Identifier,
-            token: None,
-        })
+        (lettered || structured).then_some((Cow::Borrowed(token), Shape::Identifier, false))
     }
 }
 
@@ -325,10 +337,14 @@ pub(crate) fn answer_values_counted(answer: &[u16], rules: &ValueRules, work: &W
     let passes = 6 + rules.exempt_patterns.len() + rules.shapes.len();
     tokenize(answer, |token| {
         work.add(token.len() * passes);
-        if let Some(value) = rules.classify(token, figures.as_ref()) {
-            if !seen.contains(&value.value) {
-                seen.insert(value.value.clone());
-                out.push(value);
+        if let Some((value, shape, glued)) = rules.reading(token, figures.as_ref()) {
+            if !seen.contains(value.as_ref()) {
+                seen.insert(value.to_vec());
+                out.push(AnswerValue {
+                    value: value.into_owned(),
+                    shape,
+                    token: glued.then(|| token.to_vec()),
+                });
             }
         }
     });

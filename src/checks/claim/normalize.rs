@@ -183,23 +183,33 @@ fn lay_out(negative: bool, digits: &[u16], point: isize) -> Vec<u16> {
 /// The form both sides compare on (agentfootprint's `normalizeToken`).
 /// Empty for a token that is nothing but decoration: callers drop those.
 pub fn normalize_token(raw: &[u16]) -> Vec<u16> {
+    let mut value = Vec::new();
+    normalize_into(raw, &mut value);
+    value
+}
+
+/// [`normalize_token`] into `out` (cleared first), so a caller reading
+/// many tokens reuses one buffer.
+pub fn normalize_into(raw: &[u16], out: &mut Vec<u16>) {
+    out.clear();
     let lowered = js_string::to_lower(raw);
     let trimmed = js_string::trim(&lowered);
     let start = trimmed.iter().position(|&unit| !is_leading_decoration(unit)).unwrap_or(trimmed.len());
     let rest = &trimmed[start..];
     let end = rest.iter().rposition(|&unit| !is_trailing_decoration(unit)).map_or(0, |at| at + 1);
     let core = &rest[..end];
-    let mut value: Vec<u16> = if is_thousands(core) {
-        core.iter().copied().filter(|&unit| unit != 0x2C).collect()
+    if is_thousands(core) {
+        out.extend(core.iter().copied().filter(|&unit| unit != 0x2C));
     } else {
-        core.to_vec()
-    };
-    if let Some((negative, integer, fraction)) = plain_number(&value) {
+        out.extend_from_slice(core);
+    }
+    if let Some((negative, integer, fraction)) = plain_number(out) {
         if integer.len() + fraction.len() <= MAX_EXACT_DIGITS {
-            value = js_number_spelling(negative, integer, fraction);
+            let spelt = js_number_spelling(negative, integer, fraction);
+            out.clear();
+            out.extend_from_slice(&spelt);
         }
     }
-    value
 }
 
 /// The spellings under which one normalized value is looked up: itself,
@@ -221,6 +231,7 @@ pub fn lookup_forms(normalized: &[u16]) -> impl Iterator<Item = &[u16]> {
 /// separates two tokens (`fc1/3,fc1/4`). Matching is token-exact on both
 /// sides: a value that only occurs inside a longer token is not that token.
 pub fn tokenize(text: &[u16], mut each: impl FnMut(&[u16])) {
+    let mut buffer = Vec::new();
     let mut at = 0;
     while at < text.len() {
         if !is_token_unit(text[at]) {
@@ -238,21 +249,21 @@ pub fn tokenize(text: &[u16], mut each: impl FnMut(&[u16])) {
                 && is_digit(rough[index - 1])
                 && rough.get(index + 1).is_some_and(|&next| is_digit(next));
             if unit == 0x2C && !thousands {
-                emit(&rough[piece..index], &mut each);
+                emit(&rough[piece..index], &mut buffer, &mut each);
                 piece = index + 1;
             }
         }
-        emit(&rough[piece..], &mut each);
+        emit(&rough[piece..], &mut buffer, &mut each);
     }
 }
 
-fn emit(piece: &[u16], each: &mut impl FnMut(&[u16])) {
+fn emit(piece: &[u16], buffer: &mut Vec<u16>, each: &mut impl FnMut(&[u16])) {
     if piece.is_empty() {
         return;
     }
-    let token = normalize_token(piece);
-    if !token.is_empty() {
-        each(&token);
+    normalize_into(piece, buffer);
+    if !buffer.is_empty() {
+        each(buffer);
     }
 }
 
