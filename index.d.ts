@@ -305,6 +305,24 @@ export declare class RunCorpus {
    * Call it while assembling the request, after the window has evicted.
    */
   danglingReferencesOf(servedTools: readonly ServedGroundedTool[], epoch: number): DanglingReferencesEncounter
+  /**
+   * Judges a final answer against the window: every number, identifier
+   * and name `answerValuesOf(answer, options)` reads off it must be
+   * served by an in-window tool result, or supplied by an in-window user
+   * or system message or `options.systemPrompt`. Costs the answer's
+   * length, not the history's.
+   *
+   * Returns agentfootprint's verdict (`unsupported`, `candidates`,
+   * `evidenceTruncated`, `grounding`), the `unsupported-claim` finding
+   * and its disposition (`not-applicable` when the answer states no
+   * value), `priorTurnEvidence` when `options.noticePriorTurnEvidence`,
+   * and for a flagged answer `correction` (the two messages a revision
+   * appends) and `warning`.
+   *
+   * It catches invented values only: a false claim built from real
+   * values passes.
+   */
+  evidenceOf(answer: string, options: EvidenceOptions | undefined, epoch: number): EvidenceJudgement
 }
 
 /**
@@ -333,6 +351,71 @@ export declare class ScaffoldRegistry {
    * typings must tell a registry from a list.)
    */
   get size(): number
+}
+
+/**
+ * When the answer's grounded values were served (agentfootprint's
+ * `AnswerGroundingReading`). Turns count the user messages in the window.
+ */
+export interface AnswerGroundingReading {
+  readonly fromThisTurn: number
+  readonly fromPriorTurns: number
+  readonly latestPriorTurn?: number
+  readonly currentTurn: number
+  readonly toolResultsThisTurn: number
+  /** Always false: the index has no ceiling. */
+  readonly indexTruncated: false
+}
+
+/** A value an answer asserts. */
+export interface AnswerValue {
+  /** The value, normalized (`normalizeValue`): `41,200` is `41200`. */
+  readonly value: string
+  /**
+   * `'number'`, `'identifier'`, `'figure'` (with `figures` on) or the
+   * name of the declared shape that matched.
+   */
+  readonly shape: string
+  /**
+   * The glued spelling a number was read off (`41200iops` for `41200`),
+   * only when it was read off one: a tool result that carried that
+   * spelling grounds the value too.
+   */
+  readonly token?: string
+}
+
+/**
+ * The distinct values an answer asserts, in first-appearance order: the
+ * numbers of at least `minDigits` digits and the identifiers (digits mixed
+ * with letters or `: _ - / .`, four units or more) that the evidence gate
+ * looks up among what the run's tools returned. Prose wearing a number
+ * (`24 hours`, `48-port`, `24/7`) is not a value. No cap on the answer's
+ * length: the work is linear in it.
+ *
+ * @param answer the answer's text.
+ * @param options declared shapes, exemptions, `minDigits`, `figures`.
+ * @throws {TypeError} or {RangeError} naming the argument or option.
+ */
+export declare function answerValuesOf(answer: string, options?: AnswerValuesOptions): AnswerValue[]
+
+/** How `answerValuesOf` (and the evidence gate) reads an answer. */
+export interface AnswerValuesOptions {
+  /**
+   * Never values: a string is compared normalized (both forms of an
+   * FCID); a RegExp must match the whole normalized token.
+   */
+  readonly exempt?: ReadonlyArray<string | RegExp>
+  readonly shapes?: readonly ValueShape[]
+  /**
+   * The digits a bare number needs to be a value (a whole number of at
+   * least 1; default 4): `892 errors` is prose, `41,200` is a reading.
+   */
+  readonly minDigits?: number
+  /**
+   * A number wearing a unit (`53.2%`, `6.3 TB`, `7 ms`) is a value
+   * whatever its digits, shaped `'figure'`. Default false.
+   */
+  readonly figures?: boolean
 }
 
 /** One tool call the model chose to make, with what arms it. */
@@ -421,6 +504,12 @@ export interface ContextError {
  */
 export type ContextErrorKind = 'invariant-violation' | 'unsupported-argument' | 'dangling-reference' | 'duplicate-execution' | 'unsupported-claim' | 'empty-lookup' | 'column-type-mismatch' | 'missing-column' | 'prior-turn-evidence'
 
+/** One message of a revision. */
+export interface CorrectionMessage {
+  readonly role: 'assistant' | 'user'
+  readonly content: string
+}
+
 /**
  * What `RunCorpus.danglingReferencesOf` answers: the stateless answer and
  * the disposition to note.
@@ -492,6 +581,48 @@ export interface EmptyLookupEncounter {
 export declare function emptyLookupOf(call: EmptyLookupCall, produced: readonly ProducedResult[], epoch: number): EmptyLookupEncounter
 
 /**
+ * What `RunCorpus.evidenceOf` answers: agentfootprint's `EvidenceVerdict`,
+ * the `unsupported-claim` finding and its disposition, prior-turn-evidence
+ * when asked for, and for a flagged answer the revision's two messages and
+ * the operator's sentence.
+ */
+export interface EvidenceJudgement {
+  readonly unsupported: readonly UnsupportedValue[]
+  readonly candidates: number
+  /** Always false: the index has no ceiling. */
+  readonly evidenceTruncated: false
+  readonly grounding: AnswerGroundingReading
+  readonly findings: readonly ContextError[]
+  readonly disposition: Disposition
+  readonly priorTurnEvidence?: PriorTurnEvidenceEncounter
+  readonly correction?: readonly [CorrectionMessage, CorrectionMessage]
+  readonly warning?: string
+}
+
+/**
+ * What `RunCorpus.evidenceOf` is asked besides the answer: the options of
+ * `answerValuesOf`, and three of its own.
+ */
+export interface EvidenceOptions {
+  readonly exempt?: readonly (string | RegExp)[]
+  readonly shapes?: readonly ValueShape[]
+  readonly minDigits?: number
+  readonly figures?: boolean
+  /** Report prior-turn-evidence (default false). */
+  readonly noticePriorTurnEvidence?: boolean
+  /**
+   * Text of this request the corpus does not hold, supplied by the app:
+   * its values are exempt.
+   */
+  readonly systemPrompt?: string
+  /**
+   * The answer is the revision a correction asked for (the warning says
+   * so). Default false.
+   */
+  readonly revised?: boolean
+}
+
+/**
  * A value the application vouches for, though the run never served it,
  * with a short label of where it came from (`'viewer-selection'`).
  */
@@ -552,11 +683,29 @@ export interface LookupResultReading {
 }
 
 /**
+ * The one spelling a value is compared in, on the answer's side and the
+ * tool results' side alike: lower-case, trimmed, without surrounding
+ * quotes, brackets, `$`, `%` or sentence punctuation, without thousands
+ * separators, and a plain number of up to 15 digits spelt as JavaScript
+ * prints it (`'41,200.'` is `'41200'`, `'98304.0'` is `'98304'`). Empty
+ * for a token that is only decoration.
+ *
+ * @param token any text.
+ */
+export declare function normalizeValue(token: string): string
+
+/**
  * What `flush()` does with a span that never closed (and what happens to
  * a span that outgrows `maxHeld`): `'emit'` returns it as text, as the
  * reference filter does; `'drop'` strips it.
  */
 export type OpenSpanPolicy = 'emit' | 'drop'
+
+/** prior-turn-evidence's outcome for one answer. */
+export interface PriorTurnEvidenceEncounter {
+  readonly findings: readonly ContextError[]
+  readonly disposition: Disposition
+}
 
 /** One earlier tool result this run served, with the tool that produced it. */
 export interface ProducedResult {
@@ -915,6 +1064,16 @@ export interface UnsupportedArgumentsEncounter {
 export declare function unsupportedArgumentsOf(calls: readonly ArgumentChoice[], corpus: ChoiceCorpus, epoch: number): UnsupportedArguments
 
 /**
+ * A value of the answer that no in-window tool result serves and nobody
+ * supplied, clipped to 64 UTF-16 units.
+ */
+export interface UnsupportedValue {
+  readonly value: string
+  /** `'number'`, `'identifier'`, `'figure'` or a declared shape's name. */
+  readonly shape: string
+}
+
+/**
  * The tools of `tools` that tool-aware detection can use, and what it
  * leaves out: lenient where `new ScaffoldingFilter({ tools })` is strict,
  * for a list from elsewhere (an MCP server, a framework's tool list).
@@ -945,4 +1104,14 @@ export interface UsableTools {
    * entry a tool.
    */
   readonly skipped: Array<SkippedTool>
+}
+
+/**
+ * What a domain's identifiers look like: a token the RegExp matches whole
+ * (as `^(?:source)$`, `g` and `y` dropped) is a value labelled `name`,
+ * digits or not. Shapes are tested before the default rules, in order.
+ */
+export interface ValueShape {
+  readonly name: string
+  readonly match: RegExp
 }
