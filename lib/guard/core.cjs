@@ -349,9 +349,10 @@ class Guard {
    * answer as a prompt message the translator reads: the next prompt of the
    * same conversation holds it, which is how the run is found again.
    *
-   * `said`, where the adapter gives it, is `{ text, revised }`: the answer's
-   * text, for the claim seam, and whether it is the answer to a revision
-   * (or stands in for one that failed), which is never revised again. When
+   * `said`, where the adapter gives it, is `{ text, revised, revision }`:
+   * the answer's text, for the claim seam; whether it is the answer to a
+   * revision (or stands in for one that failed), which is never revised
+   * again; and the revision's `correction` it answers, if any. When
    * the claim seam asks for a revision, the answer is not taken as the
    * call's: this returns `{ correction, unsupported }` (the messages to
    * append to the model's input, and the values they name), and the
@@ -413,25 +414,48 @@ class Guard {
   judgeClaim(run, epoch, said) {
     const text = answerText(said.text);
     if (text === undefined || text.trim() === '') return undefined;
+    const revised = said.revised === true;
     let verdict;
     try {
-      verdict = run.corpus.evidenceOf(text, this.claim.options, epoch);
+      verdict = this.withRevision(run, said.revision, () => run.corpus.evidenceOf(text, revised ? { ...this.claim.options, revised } : this.claim.options, epoch));
     } catch (error) {
       for (const [check, seam] of this.claimRows) run.ledger.note(check, seam, 'unreachable', epoch);
       this.report(error);
       return undefined;
     }
-    const unsupported = verdict.unsupported ?? [];
-    const mayRevise = this.claim.posture === 'guard' && said.revised !== true && run.revisedTurn !== run.turns && verdict.evidenceTruncated !== true;
-    if (unsupported.length > 0 && mayRevise && Array.isArray(verdict.correction)) {
+    const { unsupported, correction } = verdict;
+    const mayRevise = this.claim.posture === 'guard' && !revised && run.revisedTurn !== run.turns && verdict.evidenceTruncated !== true;
+    if (unsupported.length > 0 && mayRevise && correction !== undefined) {
+      // The turn's one revision: this answer is not filed; the revised one
+      // is judged in its place (agentfootprint's 'revision-asked').
       run.revisedTurn = run.turns;
       run.trace?.revision(unsupported, verdict.candidates);
-      return { correction: verdict.correction, unsupported };
+      return { correction, unsupported };
     }
-    this.file(run, (verdict.findings ?? []).map((finding) => ({ finding, toolCallId: undefined })));
+    this.file(run, verdict.findings.map((finding) => ({ finding, toolCallId: undefined })));
     run.ledger.note('unsupported-claim', 'claim', verdict.disposition, epoch);
-    if (this.claim.noticePrior) run.ledger.note('prior-turn-evidence', 'claim', verdict.priorTurn?.disposition ?? 'not-applicable', epoch);
+    const prior = verdict.priorTurnEvidence;
+    if (prior !== undefined) {
+      this.file(run, prior.findings.map((finding) => ({ finding, toolCallId: undefined })));
+      run.ledger.note('prior-turn-evidence', 'claim', prior.disposition, epoch);
+    }
     return undefined;
+  }
+
+  /**
+   * Runs `judge` with the revision's exchange (the failed answer and the
+   * correction, `[{ role, content }]`) in the run's corpus, as the model
+   * read it, and takes it out again after: the framework's history keeps
+   * only the answer the revision gave, so the next prompt will not hold it.
+   */
+  withRevision(run, exchange, judge) {
+    if (!Array.isArray(exchange)) return judge();
+    const ids = exchange.map(({ role, content }) => run.corpus.push({ role: role === 'assistant' ? 'assistant' : 'user', text: String(content) }));
+    try {
+      return judge();
+    } finally {
+      run.corpus.evict(ids);
+    }
   }
 
   /** The model call `call` failed: the run waits for the same prompt again. */

@@ -125,14 +125,15 @@ function modelCalls(guard) {
     /**
      * The answer arrived: judged, and `{ correction }` returned when the
      * claim seam asks for its one revision (the answer is then not the
-     * call's yet). `revised`: this answer is the revision's, or stands in
-     * for one that failed.
+     * call's yet). `revision`, when given, is the revision this answer
+     * gave (`{ correction }`), or stands in for, when it failed (`{}`):
+     * such an answer is never revised again.
      */
-    answered: (call, content, revised = false) =>
+    answered: (call, content, revision = undefined) =>
       guard.attempt(() => {
         const parts = Array.isArray(content) ? content : [];
         const calls = parts.filter((part) => part?.type === 'tool-call');
-        return guard.answered(call, calls, { role: 'assistant', content: parts }, promptMessages, { text: answerTextOf(parts), revised });
+        return guard.answered(call, calls, { role: 'assistant', content: parts }, promptMessages, { text: answerTextOf(parts), revised: revision !== undefined, revision: revision?.correction });
       }),
     /**
      * Asks the model once more for the claim seam's revision: `ask(prompt)`
@@ -320,7 +321,7 @@ function heldStream(calls, call, first, params, model, guard) {
     }
     const revised = await calls.revise(call, revision, params, (prompt) => model.doStream({ ...params, prompt }));
     if (revised === undefined) {
-      calls.answered(call, answer.content, true);
+      calls.answered(call, answer.content, {});
       yield* held;
       if (finish !== undefined) yield withFindings(finish, calls.actOn(call));
       return;
@@ -330,7 +331,7 @@ function heldStream(calls, call, first, params, model, guard) {
     for await (const part of revised.stream) {
       if (part?.type === 'finish') {
         judged = true;
-        calls.answered(call, second.content, true);
+        calls.answered(call, second.content, revision);
         yield withFindings({ ...part, usage: addUsage(finish?.usage, part.usage) }, calls.actOn(call));
         continue;
       }
@@ -339,7 +340,7 @@ function heldStream(calls, call, first, params, model, guard) {
       second.read(part);
       yield part;
     }
-    if (!judged) calls.answered(call, second.content, true);
+    if (!judged) calls.answered(call, second.content, revision);
   }
   const iterator = parts();
   return new ReadableStream({
@@ -381,7 +382,7 @@ function createGuard(options) {
       // revised answer (or the first, when the revision failed).
       const revised = await calls.revise(call, revision, params, (prompt) => model.doGenerate({ ...params, prompt }));
       const final = revised === undefined ? result : { ...revised, usage: addUsage(result?.usage, revised?.usage) };
-      calls.answered(call, final?.content, true);
+      calls.answered(call, final?.content, revised === undefined ? {} : revision);
       return withFindings(final, calls.actOn(call));
     },
     async wrapStream({ doStream, params, model }) {

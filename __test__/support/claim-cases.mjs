@@ -1,0 +1,115 @@
+// The claim seam's field cases, shared by every framework's test file
+// (__test__/guard/claim-<framework>.test.mjs). A case is a user question,
+// the tool that answers it and the model's answers: the mock model of each
+// framework reads its prompt as a list of `{ role, text }` (user, assistant,
+// tool, system) and asks `stepOf` what to say next, so one case runs the
+// same way in every loop, streaming or not, and many at once.
+
+/** What a switch's port table serves: `sw-core-0N` has its management UI on 84N3. */
+export function portsOf(name) {
+  const n = Number(String(name).match(/(\d)$/)?.[1] ?? 1);
+  return { switch: name, ports: [{ port: 8400 + n * 10 + 3, service: 'mgmt-https' }, { port: 2222, service: 'ssh' }] };
+}
+
+/**
+ * A ticket as its tool returns it: JSON text whose values are escaped, so
+ * the identifier appears in the text only as `INC\u002d20931`.
+ */
+export const TICKET_TEXT = '{"id":"INC\\u002d20931","summary":"fan \\"FAN-7\\" replaced on rack R12"}';
+
+/** The tools every case may call, framework-neutral: `{ name, description, properties, execute }`. */
+export const CLAIM_TOOLS = [
+  {
+    name: 'switch_ports',
+    description: 'Lists the ports of a switch and the service on each',
+    properties: { switch: { type: 'string' } },
+    execute: async (input) => portsOf(input?.switch ?? 'sw-core-01'),
+  },
+  {
+    name: 'ticket',
+    description: 'Reads the open hardware ticket',
+    properties: {},
+    execute: async () => TICKET_TEXT,
+  },
+];
+
+const portQuestion = (n) => `Which port serves the management UI on sw-core-0${n}?`;
+const grounded = (n) => `The management UI of sw-core-0${n} is on port ${8400 + n * 10 + 3}.`;
+const fabricated = (n, port = 9443) => `The management UI of sw-core-0${n} is on port ${port}.`;
+
+/**
+ * The cases: `question` (the user's message), `call` (the tool call the
+ * model makes first), `first` (its answer once the result is in),
+ * `revised` (its answer after a correction named a value of `first`), and
+ * what the guard files for the final answer (`unsupported`, the values an
+ * unsupported-claim finding names).
+ */
+export const CASES = {
+  fabricated: { question: portQuestion(1), call: { toolName: 'switch_ports', input: { switch: 'sw-core-01' } }, first: fabricated(1), unsupported: ['9443'] },
+  grounded: { question: portQuestion(2), call: { toolName: 'switch_ports', input: { switch: 'sw-core-02' } }, first: grounded(2), unsupported: [] },
+  userSupplied: {
+    question: 'Is port 7001 free on sw-core-03? Answer for port 7001 only.',
+    call: { toolName: 'switch_ports', input: { switch: 'sw-core-03' } },
+    first: 'Yes: port 7001 is not in use on sw-core-03.',
+    unsupported: [],
+  },
+  escaped: { question: 'Which ticket covers the fan?', call: { toolName: 'ticket', input: {} }, first: 'Ticket INC-20931 covers it: FAN-7 was replaced on rack R12.', unsupported: [] },
+  // Under 'guard': the first answer is named back, the revision grounds it.
+  revision: { question: portQuestion(4), call: { toolName: 'switch_ports', input: { switch: 'sw-core-04' } }, first: fabricated(4), revised: grounded(4), unsupported: [] },
+  // Under 'guard': the revision still invents; it is filed, never revised again.
+  stubborn: { question: portQuestion(5), call: { toolName: 'switch_ports', input: { switch: 'sw-core-05' } }, first: fabricated(5), revised: fabricated(5, 9444), unsupported: ['9444'] },
+};
+
+/**
+ * The prior-turn case: turn one looks the port up and answers; three turns
+ * of small talk follow; the fifth asks again and the model answers from
+ * memory, with no tool call: every value it states was served four turns
+ * ago, none in this one.
+ */
+export const PRIOR_TURNS = [portQuestion(6), 'Thanks.', 'Noted, talk soon.', 'One more thing.', 'Remind me: which port was it?'];
+const PRIOR_ANSWERS = { 'Thanks.': 'You are welcome.', 'Noted, talk soon.': 'Sure.', 'One more thing.': 'Go ahead.', 'Remind me: which port was it?': grounded(6) };
+
+/** Eight conversations at once on one guard: even ones grounded, odd ones invented. */
+export const CONCURRENT = Array.from({ length: 8 }, (_, i) => {
+  const n = (i % 9) + 1;
+  const question = `${portQuestion(n)} (conversation ${i})`;
+  return { question, call: { toolName: 'switch_ports', input: { switch: `sw-core-0${n}` } }, first: i % 2 === 0 ? grounded(n) : fabricated(n, 9500 + i), revised: grounded(n), unsupported: i % 2 === 0 ? [] : [String(9500 + i)] };
+});
+
+const ALL = [...Object.values(CASES), ...CONCURRENT];
+
+/**
+ * The model's next step for a prompt read as `[{ role, text }]`:
+ * `{ calls: [{ toolName, input }] }` or `{ text }`. The case is found by
+ * the latest user question; within its turn, the model calls the tool
+ * first, answers once the result is in, and answers `revised` once a
+ * correction (any later message naming a value of its first answer) came.
+ */
+export function stepOf(prompt) {
+  let lastUser = -1;
+  for (let i = 0; i < prompt.length; i++) {
+    const { role, text } = prompt[i];
+    if (role === 'user' && (ALL.some((c) => text.includes(c.question)) || PRIOR_ANSWERS[text.trim()] !== undefined)) lastUser = i;
+  }
+  if (lastUser === -1) return { text: '(no case matches this prompt)' };
+  const question = prompt[lastUser].text.trim();
+  if (PRIOR_ANSWERS[question] !== undefined) return { text: PRIOR_ANSWERS[question] };
+  const found = ALL.filter((c) => question.includes(c.question)).sort((a, b) => b.question.length - a.question.length)[0];
+  const turn = prompt.slice(lastUser + 1);
+  if (!turn.some((message) => message.role === 'tool')) return { calls: [found.call] };
+  const invented = found.first.match(/port (9\d{3})/)?.[1];
+  const corrected = found.revised !== undefined && invented !== undefined && turn.some((message) => (message.role === 'user' || message.role === 'system') && message.text.includes(invented));
+  return { text: corrected ? found.revised : found.first };
+}
+
+/** The values the filed unsupported-claim findings name, in order. */
+export function flaggedValues(findings) {
+  const values = [];
+  for (const finding of findings) {
+    if (finding.kind !== 'unsupported-claim') continue;
+    for (const witness of finding.witnesses ?? []) {
+      if (typeof witness.value === 'string' && !values.includes(witness.value)) values.push(witness.value);
+    }
+  }
+  return values;
+}
