@@ -75,7 +75,8 @@ for (const mode of ['invoke', 'stream']) {
         const { text } = await agentOf(guard, model)(mode, CASES[name].question);
         assert.equal(text, CASES[name].first);
         assert.deepEqual(guard.findings, []);
-        assert.deepEqual([rowOf(guard, 'unsupported-claim').checked, rowOf(guard, 'unsupported-claim').findings], [1, 0]);
+        const row = rowOf(guard, 'unsupported-claim');
+        assert.deepEqual([row.checked + row.notApplicable, row.findings], [1, 0]);
       });
     }
 

@@ -76,7 +76,10 @@ export const CONCURRENT = Array.from({ length: 8 }, (_, i) => {
   return { question, call: { toolName: 'switch_ports', input: { switch: `sw-core-0${n}` } }, first: i % 2 === 0 ? grounded(n) : fabricated(n, 9500 + i), revised: grounded(n), unsupported: i % 2 === 0 ? [] : [String(9500 + i)] };
 });
 
-const ALL = [...Object.values(CASES), ...CONCURRENT];
+// The prior-turn case's first turn: the lookup, and a grounded answer.
+const PRIOR_FIRST = { question: PRIOR_TURNS[0], call: { toolName: 'switch_ports', input: { switch: 'sw-core-06' } }, first: grounded(6), unsupported: [] };
+
+const ALL = [...Object.values(CASES), ...CONCURRENT, PRIOR_FIRST];
 
 /**
  * The model's next step for a prompt read as `[{ role, text }]`:
