@@ -62,12 +62,15 @@ async function turn({ ai }, mode, model, messages, question) {
   const settings = { model, tools: toolsByName(ai, CLAIM_TOOLS), stopWhen: ai.stepCountIs(6), messages: [...messages, { role: 'user', content: question }] };
   if (mode === 'generate') {
     const result = await ai.generateText(settings);
-    return { text: result.text, messages: [...settings.messages, ...result.response.messages] };
+    // ai 7 keeps every step's messages in `responseMessages`; ai 6 in `response.messages`.
+    return { text: result.text, messages: [...settings.messages, ...(result.responseMessages ?? result.response.messages)] };
   }
   const result = ai.streamText(settings);
   let text = '';
   for await (const delta of result.textStream) text += delta;
-  return { text, messages: [...settings.messages, ...(await result.response).messages] };
+  // ai 7 keeps every step's messages in `responseMessages`; ai 6 in `response.messages`.
+  const kept = result.responseMessages === undefined ? (await result.response).messages : await result.responseMessages;
+  return { text, messages: [...settings.messages, ...kept] };
 }
 
 const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
