@@ -116,3 +116,50 @@ export function flaggedValues(findings) {
   }
   return values;
 }
+
+const USAGE = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+
+/** An AI SDK prompt as `[{ role, text }]`, tool results as their JSON. */
+export function plainAiSdkPrompt(prompt) {
+  return prompt.map((message) => {
+    if (typeof message.content === 'string') return { role: message.role, text: message.content };
+    const text = message.content.map((part) => part.text ?? JSON.stringify(part.output?.value ?? part.input ?? '')).join('\n');
+    return { role: message.role, text };
+  });
+}
+
+/** The AI SDK's mock model (for the AI SDK and Mastra) answering each call with `stepOf` its prompt; `prompts` records them. */
+export function aiSdkClaimModel({ ai, Mock }, { fail } = {}) {
+  const prompts = [];
+  const contentOf = (options) => {
+    prompts.push(options.prompt);
+    if (fail?.(options.prompt)) throw new Error('the provider is down');
+    const step = stepOf(plainAiSdkPrompt(options.prompt));
+    if (step.text !== undefined) return [{ type: 'text', text: step.text }];
+    return step.calls.map((call, n) => ({ type: 'tool-call', toolCallId: `call-${prompts.length}-${n}`, toolName: call.toolName, input: JSON.stringify(call.input) }));
+  };
+  const finishOf = (content) => (content[0].type === 'tool-call' ? { unified: 'tool-calls', raw: 'tool-calls' } : { unified: 'stop', raw: 'stop' });
+  const model = new Mock({
+    doGenerate: async (options) => {
+      const content = contentOf(options);
+      return { content, finishReason: finishOf(content), usage: USAGE, warnings: [] };
+    },
+    doStream: async (options) => {
+      const content = contentOf(options);
+      const chunks = [{ type: 'stream-start', warnings: [] }];
+      for (const part of content) {
+        if (part.type === 'text') {
+          chunks.push({ type: 'text-start', id: 't' });
+          for (let i = 0; i < part.text.length; i += 9) chunks.push({ type: 'text-delta', id: 't', delta: part.text.slice(i, i + 9) });
+          chunks.push({ type: 'text-end', id: 't' });
+        } else chunks.push(part);
+      }
+      chunks.push({ type: 'finish', usage: USAGE, finishReason: finishOf(content) });
+      return { stream: ai.simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: 1 }) };
+    },
+  });
+  return { model, prompts };
+}
