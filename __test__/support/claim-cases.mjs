@@ -101,7 +101,12 @@ export function stepOf(prompt) {
   const turn = prompt.slice(lastUser + 1);
   if (!turn.some((message) => message.role === 'tool')) return { calls: [found.call] };
   const invented = found.first.match(/port (9\d{3})/)?.[1];
-  const corrected = found.revised !== undefined && invented !== undefined && turn.some((message) => (message.role === 'user' || message.role === 'system') && message.text.includes(invented));
+  // A correction may come as a user message after the answer, or (Mastra's
+  // processor retry) as a system message wherever the framework puts it.
+  const corrected =
+    found.revised !== undefined &&
+    invented !== undefined &&
+    prompt.some((message, i) => (message.role === 'system' || (message.role === 'user' && i > lastUser)) && message.text.includes('[evidence check') && message.text.includes(invented));
   return { text: corrected ? found.revised : found.first };
 }
 
