@@ -118,6 +118,17 @@ for (const sdk of await sdkMajors()) {
         assert.match(errors[0].message, /revision/);
       });
 
+      it("stopOn: ['unsupported-claim'] marks the step, and guard.stopWhen reads it", async () => {
+        const { model } = claimModel(sdk);
+        const { guard, wrapped } = guarded({ evidence: true, stopOn: ['unsupported-claim'] }, model);
+        const settings = { model: wrapped, tools: toolsByName(ai, CLAIM_TOOLS), stopWhen: [ai.stepCountIs(6), guard.stopWhen], prompt: CASES.fabricated.question };
+        const result = mode === 'generate' ? await ai.generateText(settings) : ai.streamText(settings);
+        const steps = await result.steps;
+        const acted = steps.at(-1).providerMetadata?.seamguard;
+        assert.equal(acted.stop, true);
+        assert.deepEqual(acted.findings.map((finding) => [finding.kind, finding.seam, finding.trips]), [['unsupported-claim', 'claim', true]]);
+      });
+
       it('a throwing onFinding never reaches the run', async () => {
         const { model } = claimModel(sdk);
         const { guard, wrapped } = guarded({ evidence: true, onFinding: () => { throw new Error('listener bug'); }, onError: () => {} }, model);
@@ -127,6 +138,30 @@ for (const sdk of await sdkMajors()) {
       });
     });
   }
+
+  describe(`AI SDK ${sdk.major}: odd answers never reach the run`, () => {
+    const USAGE = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+    const odd = [
+      ['empty', [{ type: 'text', text: '' }]],
+      ['a text part that is no string', [{ type: 'text', text: 42 }, null, { type: 'text' }]],
+      ['no content at all', []],
+      ['huge', [{ type: 'text', text: `port 9443 ${'and so on, '.repeat(20_000)}` }]],
+    ];
+    for (const [name, content] of odd) {
+      for (const posture of ['assist', 'guard']) {
+        it(`${name}, posture '${posture}'`, async () => {
+          const errors = [];
+          const guard = createGuard({ evidence: { posture }, onError: (error) => errors.push(error) });
+          const model = new sdk.Mock({ doGenerate: async () => ({ content, finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE, warnings: [] }) });
+          const wrapped = ai.wrapLanguageModel({ model, middleware: guard.middleware });
+          const result = await wrapped.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'Which port?' }] }] });
+          assert.ok(Array.isArray(result.content));
+          assert.ok(guard.findings.every((finding) => finding.kind === 'unsupported-claim'));
+          assert.equal(guard.findings.length, name === 'huge' ? 1 : 0);
+        });
+      }
+    }
+  });
 
   describe(`AI SDK ${sdk.major}: eight conversations at once on one guard, half streaming`, () => {
     for (const posture of ['assist', 'guard']) {
