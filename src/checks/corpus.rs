@@ -9,14 +9,19 @@
 //! the stateless check's. Per tool name the corpus also keeps how many of
 //! its results are in the window and whether one was ever evicted, for the
 //! compose seam. [`RunCorpus::choice_frame`] is the frame the choice seam
-//! searches, for a corpus and for a response judged on its own alike.
+//! searches, for a corpus and for a response judged on its own alike. And
+//! it keeps the claim index ([`crate::checks::claim::index`]): what the
+//! in-window messages serve and supply, by normalized form, so the claim
+//! seam judges an answer at the cost of the answer, not of the history.
 //!
 //! Memory: per entry in the window, its lowered text and, for long ASCII
 //! text, a sketch; per evicted entry newer than the oldest in-window one,
-//! a small record; each tool name once. Nothing is kept anywhere but in
+//! a small record; each tool name once; the claim index's forms. Nothing is
+//! kept anywhere but in
 //! the corpus, and [`RunCorpus::clear`] or dropping it frees all of it.
 //! docs/design.md has the reasoning and the sizes.
 
+use crate::checks::claim::index::{ClaimIndex, Indexed};
 use crate::checks::text::ground::{
     is_declared_ground, GroundText, Grounding, HeldTexts, Lowered, Texts, Then,
 };
@@ -73,6 +78,8 @@ pub struct RunCorpus {
     /// What the corpus keeps, in bytes, counted as it changes (see
     /// [`Self::external_bytes`]).
     kept: usize,
+    /// The claim seam's forms of the in-window entries.
+    claim: ClaimIndex,
 }
 
 /// A corpus of tool results only, never evicted: what `ProducedCorpus` is.
@@ -96,6 +103,8 @@ struct Entry {
     units: usize,
     /// `None` once evicted: the text is freed then.
     text: Option<Kept>,
+    /// What the entry put into the claim index, until it is evicted.
+    claim: Indexed,
 }
 
 #[derive(Debug)]
@@ -163,9 +172,13 @@ impl RunCorpus {
             self.tools[tool].present += 1;
         }
         let kept = Kept::of_units(text);
-        self.kept += kept.heap_bytes() + std::mem::size_of::<Entry>() + std::mem::size_of::<usize>();
+        let claim = self.claim.push(self.next_id(), role, text);
+        self.kept += kept.heap_bytes()
+            + claim.heap_bytes()
+            + std::mem::size_of::<Entry>()
+            + std::mem::size_of::<usize>();
         self.window.push(self.entries.len());
-        self.entries.push(Entry { role, tool, units: text.len(), text: Some(kept) });
+        self.entries.push(Entry { role, tool, units: text.len(), text: Some(kept), claim });
         self.next_id() - 1
     }
 
@@ -193,7 +206,9 @@ impl RunCorpus {
             let Some(index) = id.checked_sub(self.first_id) else { continue };
             let entry = &mut self.entries[index as usize];
             let Some(text) = entry.text.take() else { continue };
-            self.kept -= text.heap_bytes() + std::mem::size_of::<usize>();
+            let claim = std::mem::take(&mut entry.claim);
+            self.claim.evict(id, &claim);
+            self.kept -= text.heap_bytes() + claim.heap_bytes() + std::mem::size_of::<usize>();
             if let Some(tool) = entry.tool {
                 let tool = &mut self.tools[tool];
                 tool.present -= 1;
@@ -259,7 +274,7 @@ impl RunCorpus {
     /// About what [`Self::heap_bytes`] says, kept up to date as the corpus
     /// changes, so that it costs nothing to ask after every push.
     pub fn external_bytes(&self) -> usize {
-        self.kept
+        self.kept + self.claim.heap_bytes()
     }
 
     /// The heap the corpus keeps, in bytes: the texts, the sketches, the
@@ -267,8 +282,11 @@ impl RunCorpus {
     pub fn heap_bytes(&self) -> usize {
         let texts: usize = self.in_window().map(|(_, _, text)| text.heap_bytes()).sum();
         let names: usize = self.tools.iter().map(|tool| tool.name.capacity() * 4).sum();
+        let claim: usize = self.in_window().map(|(_, entry, _)| entry.claim.heap_bytes()).sum();
         texts
             + names
+            + claim
+            + self.claim.heap_bytes()
             + self.entries.capacity() * std::mem::size_of::<Entry>()
             + self.window.capacity() * std::mem::size_of::<usize>()
     }
@@ -346,6 +364,11 @@ impl RunCorpus {
             assistant: Then(kept_written, newest_first(written)),
             external,
         }
+    }
+
+    /// The claim index of the in-window entries.
+    pub fn claim_index(&self) -> &ClaimIndex {
+        &self.claim
     }
 
     /// Whether a named tool entry of `name` was evicted since the last clear.

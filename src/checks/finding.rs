@@ -48,6 +48,9 @@ pub enum Seam {
     Compose,
     /// The model chose a call's arguments (`unsupported-argument`).
     Choice,
+    /// The model wrote its final answer (`unsupported-claim`,
+    /// `prior-turn-evidence`).
+    Claim,
 }
 
 impl Seam {
@@ -56,11 +59,12 @@ impl Seam {
             Seam::Write => "write",
             Seam::Compose => "compose",
             Seam::Choice => "choice",
+            Seam::Claim => "claim",
         }
     }
 }
 
-/// `{ kind, id }` of a finding's subject; every subject here is a tool.
+/// `{ kind, id }` of a finding's subject: a tool, the answer, a turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubjectRef {
     pub kind: &'static str,
@@ -73,13 +77,36 @@ impl SubjectRef {
     }
 }
 
-/// One witness of a finding. Every witness seamguard files is `asserted`
-/// and carries a string value.
+/// A witness's value: a string, or (a count) a number.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WitnessValue {
+    Text(Vec<u16>),
+    Number(f64),
+}
+
+#[cfg(test)]
+impl WitnessValue {
+    /// The string, for a test that knows the witness holds one.
+    pub fn as_text(&self) -> &[u16] {
+        match self {
+            WitnessValue::Text(text) => text,
+            WitnessValue::Number(number) => panic!("a number witness: {number}"),
+        }
+    }
+}
+
+impl From<Vec<u16>> for WitnessValue {
+    fn from(text: Vec<u16>) -> Self {
+        WitnessValue::Text(text)
+    }
+}
+
+/// One witness of a finding. Every witness seamguard files is `asserted`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Assertion {
     pub subject: SubjectRef,
     pub predicate: Vec<u16>,
-    pub value: Vec<u16>,
+    pub value: WitnessValue,
     pub epoch: f64,
     pub provenance: Vec<u16>,
 }

@@ -9,6 +9,8 @@
 //!   saying whether the value came from the model's own earlier prose.
 //! - [`dangling_reference`]: the compose seam. A tool is offered while the
 //!   results its arguments come from have left the window.
+//! - [`claim`]: the claim seam. Which tokens of a final answer are values,
+//!   and the one spelling each is compared in.
 //! - [`corpus`]: a run's messages, pushed once each, with the window's
 //!   evictions, on which all three checks are judged without reading any
 //!   earlier message again.
@@ -18,6 +20,7 @@
 //! semantics over UTF-16 code units, the needles and grounds of a search,
 //! and the sketch that lets a long text be skipped).
 
+pub mod claim;
 pub mod corpus;
 pub mod dangling_reference;
 pub mod empty_lookup;

@@ -4,7 +4,7 @@
 
 use crate::binding::napi::{Handle, Js};
 use crate::checks::finding::{
-    Assertion as CoreAssertion, ContextError as CoreContextError, SubjectRef as CoreSubject,
+    Assertion as CoreAssertion, ContextError as CoreContextError, SubjectRef as CoreSubject, WitnessValue,
 };
 use napi::bindgen_prelude::Utf16String;
 use napi::Result;
@@ -173,7 +173,13 @@ impl<'f> Shared<'f> {
                 let properties = [
                     (c"subject", self.subject(&witness.subject)?),
                     (c"predicate", js.string(&witness.predicate)?),
-                    (c"value", js.string(&witness.value)?),
+                    (
+                        c"value",
+                        match &witness.value {
+                            WitnessValue::Text(text) => js.string(text)?,
+                            WitnessValue::Number(number) => js.number(*number)?,
+                        },
+                    ),
                     (c"epoch", js.number(witness.epoch)?),
                     (c"stratum", stratum),
                     (c"provenance", js.string(&witness.provenance)?),

@@ -97,7 +97,7 @@ fn finding(tool: &ServedTool, missing: &[&Vec<u16>], epoch: f64) -> ContextError
             Assertion {
                 subject: subject.clone(),
                 predicate: units(prose::PREDICATE),
-                value: fill(prose::EVICTED),
+                value: fill(prose::EVICTED).into(),
                 epoch,
                 provenance: fill(prose::PROVENANCE),
             }

@@ -25,7 +25,7 @@ fn the_fences_and_the_finding() {
     assert_eq!(f.predicate, None);
     let ids: Vec<String> = f.subjects.iter().map(|s| text(&s.id)).collect();
     assert_eq!(ids, ["screen_fire", "whats_here"]);
-    assert_eq!(text(&f.witnesses[0].value), "results of 'whats_here' evicted, not re-established");
+    assert_eq!(text(f.witnesses[0].value.as_text()), "results of 'whats_here' evicted, not re-established");
     assert_eq!(text(&f.witnesses[0].predicate), "argument-ground");
     let message = text(&f.message);
     assert!(message.contains("screen_fire") && message.contains("whats_here"), "{message}");

@@ -289,7 +289,7 @@ impl Consumer<'_> {
         let witness = |subject: &SubjectRef, value: Vec<u16>, provenance: Vec<u16>| Assertion {
             subject: subject.clone(),
             predicate: predicate.clone(),
-            value,
+            value: value.into(),
             epoch,
             provenance,
         };

@@ -328,7 +328,7 @@ fn finding<V>(
     let witness = |value: Vec<u16>, provenance: Vec<u16>| Assertion {
         subject: subject.clone(),
         predicate: leaf.path.clone(),
-        value,
+        value: value.into(),
         epoch,
         provenance,
     };

@@ -81,7 +81,7 @@ fn the_field_case_and_its_variants() {
     let f = &found.findings[0];
     assert_eq!(f.kind, "unsupported-argument");
     assert_eq!(f.predicate.as_deref().map(text).as_deref(), Some("machine"));
-    assert_eq!(text(&f.witnesses[1].value), prose::SELF_REFERENCED);
+    assert_eq!(text(f.witnesses[1].value.as_text()), prose::SELF_REFERENCED);
     assert!(text(&f.witnesses[1].provenance).contains("2 served string"));
     assert!(text(&f.witnesses[1].provenance).contains("1 assistant turn"));
     assert!(text(&f.message).contains("own earlier answer"));
@@ -98,7 +98,7 @@ fn the_field_case_and_its_variants() {
     assert_eq!(served, UnsupportedArguments::default());
 
     let nowhere = judge(machine("4417-ganymede"), &[], &[PROMPT, ASKED], &[], &[]);
-    assert_eq!(text(&nowhere.findings[0].witnesses[1].value), prose::NOWHERE);
+    assert_eq!(text(nowhere.findings[0].witnesses[1].value.as_text()), prose::NOWHERE);
     assert!(text(&nowhere.findings[0].message).contains("nowhere"));
 
     let excused =
@@ -149,7 +149,7 @@ fn every_leaf_is_judged_in_walk_order() {
     let found = judge(args, &[], &[], &["second-value"], &[]);
     let paths: Vec<String> = found.findings.iter().map(|f| text(f.predicate.as_ref().unwrap())).collect();
     assert_eq!(paths, ["a.b", "a.b", "list.1"]);
-    let states: Vec<String> = found.findings.iter().map(|f| text(&f.witnesses[1].value)).collect();
+    let states: Vec<String> = found.findings.iter().map(|f| text(f.witnesses[1].value.as_text())).collect();
     assert_eq!(states, [prose::NOWHERE, prose::SELF_REFERENCED, prose::NOWHERE]);
 }
 
@@ -170,7 +170,7 @@ fn the_message_quotes_a_clipped_value_and_stays_short() {
     let long = "x".repeat(409);
     let found = judge(machine(&long), &[], &[], &[], &[]);
     let f = &found.findings[0];
-    assert_eq!(text(&f.witnesses[0].value), long);
+    assert_eq!(text(f.witnesses[0].value.as_text()), long);
     let message = text(&f.message);
     assert!(message.contains(&format!("\"{}\u{2026}\"", "x".repeat(79))), "{message}");
     assert!(f.message.len() < 600, "{} units", f.message.len());

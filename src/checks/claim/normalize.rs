@@ -1,0 +1,319 @@
+//! One spelling per value, the same on the answer's side and the tool
+//! results' side of the comparison.
+//!
+//! A tool returns the number `41200`; the model writes `41,200 IOPS.`. Both
+//! sides pass through [`normalize_token`] before they meet, so the comma,
+//! the case and the full stop are presentation and the value is one. The
+//! rules are agentfootprint's (`normalize.ts`) to the UTF-16 code unit:
+//!
+//! - lower-case (`String.prototype.toLowerCase`), then trim (its `trim`);
+//! - drop leading `$ # @ + ' " ` ( [ { <` and trailing
+//!   `. , ; : ! ? % ' " ` ) ] } >`;
+//! - drop the commas of a thousands-separated number (`-?d{1,3}(,ddd)+(.d+)?`);
+//! - respell a plain number (`-?d+(.d+)?`) of at most 15 digits the way
+//!   JavaScript prints `Number(v)`: `007` is `7`, `98304.0` is `98304`,
+//!   `0.0000001` is `1e-7`. Past 15 digits a number is a serial, not a
+//!   quantity, and keeps its digits.
+//!
+//! Digits are the ASCII ones throughout, as JavaScript's `\d` is: `٤١٢٠٠` is
+//! not a number here, and neither side ever reads it as one.
+
+use crate::checks::text::js_string;
+
+/// A plain number longer than this many digits keeps its spelling, because
+/// a double cannot hold it exactly.
+pub const MAX_EXACT_DIGITS: usize = 15;
+
+fn is_digit(unit: u16) -> bool {
+    (0x30..=0x39).contains(&unit)
+}
+
+fn is_leading_decoration(unit: u16) -> bool {
+    matches!(unit, 0x24 | 0x23 | 0x40 | 0x2B | 0x27 | 0x22 | 0x60 | 0x28 | 0x5B | 0x7B | 0x3C)
+}
+
+fn is_trailing_decoration(unit: u16) -> bool {
+    matches!(
+        unit,
+        0x2E | 0x2C | 0x3B | 0x3A | 0x21 | 0x3F | 0x25 | 0x27 | 0x22 | 0x60 | 0x29 | 0x5D | 0x7D | 0x3E
+    )
+}
+
+/// Whether `unit` may sit inside a token: ASCII letters and digits and
+/// `: _ - / . , % + @ # $`. Everything else separates tokens, so a value in
+/// a markdown cell or in `**bold**` reads as the bare value.
+pub fn is_token_unit(unit: u16) -> bool {
+    match unit {
+        0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A => true,
+        _ => matches!(unit, 0x3A | 0x5F | 0x2D | 0x2F | 0x2E | 0x2C | 0x25 | 0x2B | 0x40 | 0x23 | 0x24),
+    }
+}
+
+/// How many ASCII digits `units` holds.
+pub fn count_digits(units: &[u16]) -> usize {
+    units.iter().filter(|&&unit| is_digit(unit)).count()
+}
+
+/// The length of the run of digits at the start of `units`.
+fn digit_run(units: &[u16]) -> usize {
+    units.iter().take_while(|&&unit| is_digit(unit)).count()
+}
+
+/// `-?\d+(\.\d+)?`, whole: a plain number. `+` is never left at the front
+/// of a normalized token (it is decoration), so only `-` is a sign here.
+/// Returns the split: (negative, integer digits, fraction digits).
+fn plain_number(units: &[u16]) -> Option<(bool, &[u16], &[u16])> {
+    let (negative, rest) = match units.first() {
+        Some(0x2D) => (true, &units[1..]),
+        _ => (false, units),
+    };
+    let whole = digit_run(rest);
+    if whole == 0 {
+        return None;
+    }
+    let (integer, tail) = rest.split_at(whole);
+    match tail {
+        [] => Some((negative, integer, &[])),
+        [0x2E, fraction @ ..] if !fraction.is_empty() && digit_run(fraction) == fraction.len() => {
+            Some((negative, integer, fraction))
+        }
+        _ => None,
+    }
+}
+
+/// `^-?\d{1,3}(,\d{3})+(\.\d+)?$`: a number wearing thousands separators.
+fn is_thousands(units: &[u16]) -> bool {
+    let rest = match units.first() {
+        Some(0x2D) => &units[1..],
+        _ => units,
+    };
+    let lead = digit_run(rest);
+    if !(1..=3).contains(&lead) {
+        return false;
+    }
+    let mut rest = &rest[lead..];
+    let mut groups = 0;
+    while let [0x2C, a, b, c, after @ ..] = rest {
+        if !(is_digit(*a) && is_digit(*b) && is_digit(*c)) {
+            break;
+        }
+        groups += 1;
+        rest = after;
+    }
+    if groups == 0 {
+        return false;
+    }
+    match rest {
+        [] => true,
+        [0x2E, fraction @ ..] => !fraction.is_empty() && digit_run(fraction) == fraction.len(),
+        _ => false,
+    }
+}
+
+/// `String(Number(v))` for a plain decimal of at most [`MAX_EXACT_DIGITS`]
+/// digits. A decimal that short is held by a double exactly enough that the
+/// shortest spelling JavaScript prints is the decimal itself, less its
+/// redundant zeros; so the answer is built from the digits, with no float
+/// in between, and laid out as `Number.prototype.toString` lays it out.
+fn js_number_spelling(negative: bool, integer: &[u16], fraction: &[u16]) -> Vec<u16> {
+    // The significant digits, and where the decimal point falls among them:
+    // value = 0.DIGITS × 10^point.
+    let all: Vec<u16> = integer.iter().chain(fraction).copied().collect();
+    let lead = all.iter().take_while(|&&unit| unit == 0x30).count();
+    let trail = all[lead..].iter().rev().take_while(|&&unit| unit == 0x30).count();
+    let digits = &all[lead..all.len() - trail];
+    if digits.is_empty() {
+        return vec![0x30];
+    }
+    let point = integer.len() as isize - lead as isize;
+    let count = digits.len() as isize;
+    let mut out = Vec::with_capacity(digits.len() + 8);
+    if negative {
+        out.push(0x2D);
+    }
+    if count <= point && point <= 21 {
+        out.extend_from_slice(digits);
+        out.extend(std::iter::repeat_n(0x30, (point - count) as usize));
+    } else if 0 < point && point <= 21 {
+        out.extend_from_slice(&digits[..point as usize]);
+        out.push(0x2E);
+        out.extend_from_slice(&digits[point as usize..]);
+    } else if -6 < point && point <= 0 {
+        out.extend_from_slice(&[0x30, 0x2E]);
+        out.extend(std::iter::repeat_n(0x30, (-point) as usize));
+        out.extend_from_slice(digits);
+    } else {
+        out.push(digits[0]);
+        if digits.len() > 1 {
+            out.push(0x2E);
+            out.extend_from_slice(&digits[1..]);
+        }
+        out.push(0x65);
+        let exponent = point - 1;
+        out.push(if exponent < 0 { 0x2D } else { 0x2B });
+        js_string::push_str(&mut out, &exponent.unsigned_abs().to_string());
+    }
+    out
+}
+
+/// The form both sides compare on (agentfootprint's `normalizeToken`).
+/// Empty for a token that is nothing but decoration: callers drop those.
+pub fn normalize_token(raw: &[u16]) -> Vec<u16> {
+    let lowered = js_string::to_lower(raw);
+    let trimmed = js_string::trim(&lowered);
+    let start = trimmed.iter().position(|&unit| !is_leading_decoration(unit)).unwrap_or(trimmed.len());
+    let rest = &trimmed[start..];
+    let end = rest.iter().rposition(|&unit| !is_trailing_decoration(unit)).map_or(0, |at| at + 1);
+    let core = &rest[..end];
+    let mut value: Vec<u16> = if is_thousands(core) {
+        core.iter().copied().filter(|&unit| unit != 0x2C).collect()
+    } else {
+        core.to_vec()
+    };
+    if let Some((negative, integer, fraction)) = plain_number(&value) {
+        if integer.len() + fraction.len() <= MAX_EXACT_DIGITS {
+            value = js_number_spelling(negative, integer, fraction);
+        }
+    }
+    value
+}
+
+/// The spellings under which one normalized value is looked up: itself,
+/// and for an FCID (`0xef0101`) the bare `ef0101` too, since a switch
+/// prints the prefix and a model often drops it (or the reverse).
+pub fn lookup_forms(normalized: &[u16]) -> impl Iterator<Item = &[u16]> {
+    let bare = match normalized {
+        [0x30, 0x78, rest @ ..] if !rest.is_empty() => Some(rest),
+        _ => None,
+    };
+    std::iter::once(normalized).chain(bare)
+}
+
+/// Splits free text into normalized tokens, in order, and hands each
+/// non-empty one to `each` (agentfootprint's `tokenize`).
+///
+/// A token is a maximal run of [`is_token_unit`] units. Inside one, a comma
+/// with a digit on both sides is a thousands separator; any other comma
+/// separates two tokens (`fc1/3,fc1/4`). Matching is token-exact on both
+/// sides: a value that only occurs inside a longer token is not that token.
+pub fn tokenize(text: &[u16], mut each: impl FnMut(&[u16])) {
+    let mut at = 0;
+    while at < text.len() {
+        if !is_token_unit(text[at]) {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < text.len() && is_token_unit(text[at]) {
+            at += 1;
+        }
+        let rough = &text[start..at];
+        let mut piece = 0;
+        for (index, &unit) in rough.iter().enumerate() {
+            let thousands = index > 0
+                && is_digit(rough[index - 1])
+                && rough.get(index + 1).is_some_and(|&next| is_digit(next));
+            if unit == 0x2C && !thousands {
+                emit(&rough[piece..index], &mut each);
+                piece = index + 1;
+            }
+        }
+        emit(&rough[piece..], &mut each);
+    }
+}
+
+fn emit(piece: &[u16], each: &mut impl FnMut(&[u16])) {
+    if piece.is_empty() {
+        return;
+    }
+    let token = normalize_token(piece);
+    if !token.is_empty() {
+        each(&token);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::text::js_string::units;
+
+    fn norm(raw: &str) -> String {
+        String::from_utf16(&normalize_token(&units(raw))).unwrap()
+    }
+
+    fn tokens(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        tokenize(&units(text), |token| out.push(String::from_utf16(token).unwrap()));
+        out
+    }
+
+    #[test]
+    fn normalize_token_table() {
+        for (raw, expected) in [
+            ("41,200", "41200"),
+            ("41200", "41200"),
+            ("41,200.50", "41200.5"),
+            ("-1,234", "-1234"),
+            ("1,23", "1,23"),
+            ("1234,567", "1234,567"),
+            ("98304.0", "98304"),
+            ("007", "7"),
+            ("-0", "0"),
+            ("-0.00", "0"),
+            ("0.000001", "0.000001"),
+            ("0.0000001", "1e-7"),
+            ("0.00000012", "1.2e-7"),
+            ("123456789012345", "123456789012345"),
+            ("9007199254740993", "9007199254740993"),
+            ("0000000000000001", "0000000000000001"),
+            ("000000000000001", "1"),
+            ("1.", "1"),
+            ("+5", "5"),
+            ("-+5", "-+5"),
+            ("$20", "20"),
+            ("78%", "78"),
+            ("`0xEF0101`", "0xef0101"),
+            ("**FC1/3**", "**fc1/3**"),
+            ("(ARR-2291).", "arr-2291"),
+            ("  \u{a0}Host-7\u{feff} ", "host-7"),
+            ("\u{85}7", "\u{85}7"),
+            ("...", ""),
+            ("", ""),
+            ("İ9", "i\u{307}9"),
+            ("٤١٢٠٠", "٤١٢٠٠"),
+            ("1e5", "1e5"),
+        ] {
+            assert_eq!(norm(raw), expected, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn a_lone_surrogate_is_kept_as_it_is() {
+        let raw = [0xD800, 0x41, 0x31];
+        assert_eq!(normalize_token(&raw), vec![0xD800, 0x61, 0x31]);
+    }
+
+    #[test]
+    fn lookup_forms_drop_an_fcid_prefix() {
+        let forms = |v: &str| -> Vec<String> {
+            lookup_forms(&units(v)).map(|f| String::from_utf16(f).unwrap()).collect()
+        };
+        assert_eq!(forms("0xef0101"), ["0xef0101", "ef0101"]);
+        assert_eq!(forms("0x"), ["0x"]);
+        assert_eq!(forms("ef0101"), ["ef0101"]);
+    }
+
+    #[test]
+    fn tokenize_table() {
+        for (text, expected) in [
+            ("Port fc1/3,fc1/4 at 41,200 IOPS.", vec!["port", "fc1/3", "fc1/4", "at", "41200", "iops"]),
+            ("| `ARR-2291` | **7.0.3** |", vec!["arr-2291", "7.0.3"]),
+            ("a,,b ,1,2, 3,", vec!["a", "b", "1,2", "3"]),
+            ("naïve 42\u{a0}000", vec!["na", "ve", "42", "0"]),
+            ("x\u{1F600}y 12\u{2009}345", vec!["x", "y", "12", "345"]),
+            ("", vec![]),
+        ] {
+            assert_eq!(tokens(text), expected, "{text:?}");
+        }
+    }
+}
