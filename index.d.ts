@@ -335,6 +335,57 @@ export declare class ScaffoldRegistry {
   get size(): number
 }
 
+/** A value an answer asserts. */
+export interface AnswerValue {
+  /** The value, normalized (`normalizeValue`): `41,200` is `41200`. */
+  readonly value: string
+  /**
+   * `'number'`, `'identifier'`, `'figure'` (with `figures` on) or the
+   * name of the declared shape that matched.
+   */
+  readonly shape: string
+  /**
+   * The glued spelling a number was read off (`41200iops` for `41200`),
+   * only when it was read off one: a tool result that carried that
+   * spelling grounds the value too.
+   */
+  readonly token?: string
+}
+
+/**
+ * The distinct values an answer asserts, in first-appearance order: the
+ * numbers of at least `minDigits` digits and the identifiers (digits mixed
+ * with letters or `: _ - / .`, four units or more) that the evidence gate
+ * looks up among what the run's tools returned. Prose wearing a number
+ * (`24 hours`, `48-port`, `24/7`) is not a value. No cap on the answer's
+ * length: the work is linear in it.
+ *
+ * @param answer the answer's text.
+ * @param options declared shapes, exemptions, `minDigits`, `figures`.
+ * @throws {TypeError} or {RangeError} naming the argument or option.
+ */
+export declare function answerValuesOf(answer: string, options?: AnswerValuesOptions): AnswerValue[]
+
+/** How `answerValuesOf` (and the evidence gate) reads an answer. */
+export interface AnswerValuesOptions {
+  /**
+   * Never values: a string is compared normalized (both forms of an
+   * FCID); a RegExp must match the whole normalized token.
+   */
+  readonly exempt?: ReadonlyArray<string | RegExp>
+  readonly shapes?: readonly ValueShape[]
+  /**
+   * The digits a bare number needs to be a value (a whole number of at
+   * least 1; default 4): `892 errors` is prose, `41,200` is a reading.
+   */
+  readonly minDigits?: number
+  /**
+   * A number wearing a unit (`53.2%`, `6.3 TB`, `7 ms`) is a value
+   * whatever its digits, shaped `'figure'`. Default false.
+   */
+  readonly figures?: boolean
+}
+
 /** One tool call the model chose to make, with what arms it. */
 export interface ArgumentChoice {
   readonly toolName: string
@@ -550,6 +601,18 @@ export interface LookupResultReading {
   /** Rows counted, for a rowset; absent for an absence. */
   readonly rows?: number
 }
+
+/**
+ * The one spelling a value is compared in, on the answer's side and the
+ * tool results' side alike: lower-case, trimmed, without surrounding
+ * quotes, brackets, `$`, `%` or sentence punctuation, without thousands
+ * separators, and a plain number of up to 15 digits spelt as JavaScript
+ * prints it (`'41,200.'` is `'41200'`, `'98304.0'` is `'98304'`). Empty
+ * for a token that is only decoration.
+ *
+ * @param token any text.
+ */
+export declare function normalizeValue(token: string): string
 
 /**
  * What `flush()` does with a span that never closed (and what happens to
@@ -945,4 +1008,14 @@ export interface UsableTools {
    * entry a tool.
    */
   readonly skipped: Array<SkippedTool>
+}
+
+/**
+ * What a domain's identifiers look like: a token the RegExp matches whole
+ * (as `^(?:source)$`, `g` and `y` dropped) is a value labelled `name`,
+ * digits or not. Shapes are tested before the default rules, in order.
+ */
+export interface ValueShape {
+  readonly name: string
+  readonly match: RegExp
 }

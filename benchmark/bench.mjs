@@ -9,8 +9,9 @@ import { createRequire } from 'node:module';
 import { ReferenceFilter } from './baseline-filter.mjs';
 import * as baseline from './baseline-empty-lookup.mjs';
 import * as checks from './baseline-checks.mjs';
+import * as claims from './baseline-evidence.mjs';
 import {
-  absent, answerText, choiceFrame, choiceRun, chunked, emptyCall, idFrom, producedRun, rng, toolResult,
+  absent, answerText, choiceFrame, choiceRun, chunked, emptyCall, idFrom, producedRun, rng, toolResult, evidenceRun,
 } from './workloads.mjs';
 
 const require = createRequire(import.meta.url);
@@ -487,9 +488,47 @@ function measure({ name, baseline: base, addon: ours, same }) {
   return { baseline: median(samples.baseline), addon: median(samples.addon) };
 }
 
+// ---- the claim seam ------------------------------------------------------------
+
+// A 200 KB answer judged at step 30 and at step 300 of a run whose tool
+// results are 2-20 KB of JSON. The baseline does at each judgement what
+// agentfootprint's gate does: walk the history's results, build the index,
+// read the answer, look its values up. The addon's corpus was pushed each
+// message once, as the run went (outside the timing); a judgement reads
+// the answer and asks the index.
+const EVIDENCE_RUN = evidenceRun();
+const historyAt = (step) => EVIDENCE_RUN.messages.slice(0, 2 + 2 * step);
+const corpusAt = (step) => {
+  const run = new addon.RunCorpus();
+  for (const { role, content, toolName } of historyAt(step)) {
+    run.push(role === 'tool' ? { role, text: content, toolName } : { role, text: content });
+  }
+  return run;
+};
+const unsupportedOf = (judgement) => judgement.unsupported.map((v) => v.value);
+const sameUnsupported = (a, b) => JSON.stringify(unsupportedOf(a)) === JSON.stringify(unsupportedOf(b));
+const noEvidenceOf = missing('RunCorpus') ?? (typeof addon.RunCorpus.prototype.evidenceOf === 'function'
+  ? undefined : 'the addon\'s RunCorpus has no evidenceOf yet');
+const evidenceRows = () => {
+  if (noEvidenceOf !== undefined) {
+    return ['at step 30', 'at step 300', 'growth'].map((at) => ({ name: `evidence: 200 KB answer, ${at}`, target: 10, skip: noEvidenceOf }));
+  }
+  const [at30, at300] = [corpusAt(30), corpusAt(300)];
+  const judge = (run, step) => () => run.evidenceOf(EVIDENCE_RUN.answer, undefined, step);
+  return [
+    { name: 'evidence: 200 KB answer at step 30, 2-20 KB JSON results (baseline: the index rebuilt each judgement)', target: 10,
+      baseline: () => claims.evidenceOf(historyAt(30), EVIDENCE_RUN.answer), addon: judge(at30, 30), same: sameUnsupported },
+    { name: 'evidence: 200 KB answer at step 300, 2-20 KB JSON results (baseline: the index rebuilt each judgement)', target: 10,
+      baseline: () => claims.evidenceOf(historyAt(300), EVIDENCE_RUN.answer), addon: judge(at300, 300), same: sameUnsupported },
+    // Both sides the addon: a ratio of 0.67 or more means step 300 took at most 1.5 times step 30.
+    { name: 'evidence: judging at step 300 against step 30 (addon both sides; 0.67 = 1.5x)', target: 0.67,
+      baseline: judge(at30, 30), addon: judge(at300, 300), same: sameUnsupported },
+  ];
+};
+
 // The growth rows go last, so that their 800 KB inputs do not change the
 // heap the other rows run in.
-const workloads = [...filterWorkloads, ...toolAwareRows(), ...toolAwareShapeRows(), ...emptyLookupWorkloads, runWorkload, ...choiceWorkloads, ...growthRows(), ...shapeGrowthRows()]
+const workloads = [...filterWorkloads, ...toolAwareRows(), ...toolAwareShapeRows(), ...emptyLookupWorkloads, runWorkload, ...choiceWorkloads, ...evidenceRows(), ...growthRows(), ...shapeGrowthRows()]
   .filter((w) => only.length === 0 || only.some((word) => w.name.includes(word)));
 
 const ms = (value) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));

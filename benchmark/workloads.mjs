@@ -398,3 +398,37 @@ export function choiceFrame(seed = 900, messageCount = 19, callCount = 5) {
   };
   return { corpus, calls, messages: frame.map(asMessage) };
 }
+
+// ---- the claim seam: an answer judged against a long run ----------------------
+
+/**
+ * A run of `steps` tool calls whose results are JSON documents of 2-20 KB
+ * (fabric devices, as `toolResult` writes them), after a system prompt and
+ * a user message, and an answer of about `size` units that cites values
+ * from the first `cited` results, with prose between them and, now and
+ * then, a value no result carries. Returns the messages as
+ * `{ role, content, toolName? }` and the answer.
+ */
+export function evidenceRun(seed = 320, steps = 300, size = 200 * 1024, cited = 30) {
+  const r = rng(seed);
+  const messages = [
+    { role: 'system', content: 'You answer questions about the SAN fabric from tool results.' },
+    { role: 'user', content: 'Which devices on fabric A are degraded, and on which ports?' },
+  ];
+  const values = [];
+  for (let i = 0; i < steps; i++) {
+    const { text } = toolResult(seed + i, 2 * 1024 + r.below(18 * 1024));
+    const devices = text.split('\n').filter((line) => line.endsWith('}')).map((line) => JSON.parse(line));
+    if (i < cited) for (const d of devices) values.push(d.wwpn, d.host, d.port);
+    messages.push({ role: 'assistant', content: `Checking inventory page ${i + 1}.` });
+    messages.push({ role: 'tool', content: flat(JSON.stringify({ page: i + 1, devices })), toolName: 'fabric_inventory' });
+  }
+  const words = ['the', 'device', 'on', 'port', 'is', 'degraded', 'and', 'logged', 'into', 'zone', 'with', 'host', 'at', '32', 'Gbps', '|', '**'];
+  let answer = '';
+  let invented = 0;
+  while (answer.length < size) {
+    const roll = r.below(10);
+    answer += ' ' + (roll < 3 ? r.pick(values) : roll === 3 && r.below(40) === 0 ? absent(invented++) : r.pick(words));
+  }
+  return { messages, answer: flat(answer.slice(0, answer.lastIndexOf(' '))) };
+}

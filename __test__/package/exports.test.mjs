@@ -21,7 +21,7 @@ import {
   IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS, SCAFFOLD_SPECIAL_TOKENS,
   ScaffoldingFilter, ScaffoldRegistry, StripReason, RunCorpus, RunRole, unsupportedArgumentsOf, declaredEnumValuesOf,
   danglingReferencesOf, dispositionLedger, CheckerDeadError, contextErrorIdentity, dedupeContextErrors, beginIntegrityRun,
-  SkippedToolReason, usableTools, FilterPlan, argumentsMisfit,
+  SkippedToolReason, usableTools, FilterPlan, argumentsMisfit, answerValuesOf, normalizeValue,
 } from 'seamguard';
 
 const require = createRequire(import.meta.url);
@@ -97,7 +97,7 @@ test('the named imports are the CommonJS exports', () => {
     IntegritySeam, OpenSpanPolicy, ProducedCorpus, readLookupResult, SCAFFOLD_PATTERNS, SCAFFOLD_PRESETS, SCAFFOLD_SPECIAL_TOKENS,
     ScaffoldingFilter, ScaffoldRegistry, StripReason, RunCorpus, RunRole, unsupportedArgumentsOf, declaredEnumValuesOf,
     danglingReferencesOf, dispositionLedger, CheckerDeadError, contextErrorIdentity, dedupeContextErrors, beginIntegrityRun,
-    SkippedToolReason, usableTools, FilterPlan, argumentsMisfit,
+    SkippedToolReason, usableTools, FilterPlan, argumentsMisfit, answerValuesOf, normalizeValue,
   };
   assert.deepEqual(Object.keys(imported).sort(), Object.keys(cjs).sort());
   for (const [name, value] of Object.entries(imported)) assert.equal(value, cjs[name], name);

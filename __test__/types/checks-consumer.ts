@@ -5,6 +5,11 @@
 // It is only type-checked; the behaviour is tested in the .test.mjs files.
 import {
   RunCorpus,
+  answerValuesOf,
+  normalizeValue,
+  type AnswerValue,
+  type AnswerValuesOptions,
+  type ValueShape,
   ProducedCorpus,
   danglingReferencesOf,
   declaredEnumValuesOf,
@@ -213,3 +218,16 @@ corpus.danglingReferencesOf([], new Set<string>(), new Set<string>(), 1);
 // @ts-expect-error a disposition is one of the four words
 const unknownDisposition: Disposition = 'skipped';
 void unknownDisposition;
+
+// The claim seam's reading of an answer.
+const ticket: ValueShape = { name: 'ticket', match: /[a-z]{3}-[a-z]{4}/ };
+const valueOptions: AnswerValuesOptions = { shapes: [ticket], exempt: ['FC1/3', /build-\d+/], minDigits: 4, figures: true };
+const claimed: AnswerValue[] = answerValuesOf('fc1/3 at 41,200 IOPS', valueOptions);
+const firstClaim: AnswerValue | undefined = claimed[0];
+const glued: string | undefined = firstClaim?.token;
+const spelt: string = normalizeValue('$41,200.');
+void [answerValuesOf('no options'), glued, spelt];
+// @ts-expect-error a shape's match is a RegExp, not a source
+answerValuesOf('x', { shapes: [{ name: 'a', match: 'a+' }] });
+// @ts-expect-error exempt takes strings and RegExps
+answerValuesOf('x', { exempt: [42] });

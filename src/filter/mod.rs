@@ -44,7 +44,7 @@ mod engine;
 mod json;
 pub mod pattern;
 pub mod presets;
-mod regex;
+pub(crate) mod regex;
 pub mod registry;
 mod scaffolding_filter;
 mod scan;

@@ -174,11 +174,23 @@ impl Dfa {
     /// caller embed the source (a span's end becomes "anything, then the
     /// end").
     pub(crate) fn compile(regex: &RegexSource, wrap: impl Fn(&str) -> String) -> Result<Dfa, String> {
+        Self::build(regex, wrap, false)
+    }
+
+    /// Compiles `regex` to test a whole text, as JavaScript's
+    /// `new RegExp(`^(?:${source})$`, flags).test(text)` does: a pattern
+    /// that can match the empty string is kept (the empty text is never
+    /// asked about). See [`Dfa::matches_whole`].
+    pub(crate) fn compile_whole(regex: &RegexSource) -> Result<Dfa, String> {
+        Self::build(regex, |source| format!("(?:{source})\\z"), true)
+    }
+
+    fn build(regex: &RegexSource, wrap: impl Fn(&str) -> String, allow_empty: bool) -> Result<Dfa, String> {
         let source = from_js(&regex.source);
         let hir = syntax::parse_with(&source, &regex.syntax()).map_err(|error| {
             format!("its regular expression cannot be used: {}", first_line(&error.to_string()))
         })?;
-        if hir.properties().minimum_len() == Some(0) {
+        if !allow_empty && hir.properties().minimum_len() == Some(0) {
             return Err("its regular expression can match the empty string, which strips nothing".into());
         }
         let context_looks = [
@@ -270,6 +282,22 @@ impl Dfa {
         })
     }
 
+    /// Whether the whole of `text` matches a DFA built by
+    /// [`Dfa::compile_whole`]. One table step per UTF-8 byte, stopping at a
+    /// dead state; a lone surrogate reads as U+FFFD.
+    pub(crate) fn matches_whole(&self, text: &[u16]) -> bool {
+        let Some(mut state) = self.start(None) else { return false };
+        let mut buffer = [0; 4];
+        for decoded in char::decode_utf16(text.iter().copied()) {
+            let c = decoded.unwrap_or(char::REPLACEMENT_CHARACTER);
+            self.step(&mut state, c.encode_utf8(&mut buffer).as_bytes());
+            if self.is_dead(state) {
+                return false;
+            }
+        }
+        self.matches_at_end(state)
+    }
+
     /// Whether the state is dead: no match can be found from it.
     pub(crate) fn is_dead(&self, state: StateID) -> bool {
         self.dfa.is_dead_state(state) || self.dfa.is_quit_state(state)
@@ -350,6 +378,22 @@ mod tests {
             let error = dfa(source).unwrap_err();
             assert!(error.to_lowercase().contains(says), "{source}: {error}");
         }
+    }
+
+    #[test]
+    fn whole_matches_try_every_alternative_and_keep_empty_patterns() {
+        let whole = |source: &str, flags: &str, text: &str| {
+            Dfa::compile_whole(&RegexSource::with_js_flags(source, flags).unwrap())
+                .unwrap()
+                .matches_whole(&text.encode_utf16().collect::<Vec<u16>>())
+        };
+        assert!(whole("a|ab", "", "ab"), "JavaScript backtracks into the second alternative");
+        assert!(!whole("ab", "", "abc") && !whole("bc", "", "abc"), "the whole text, not a part");
+        assert!(whole("a*", "", "aaa"), "a pattern that can match empty is kept");
+        assert!(whole(r"\d{4}", "g", "2026") && !whole(r"\d{4}", "", "20261"));
+        assert!(whole("HOST-[a-z]+", "i", "host-alpha"));
+        assert!(!whole(r"\w+", "", "na\u{ef}ve"), "\\w is ASCII");
+        assert!(Dfa::compile_whole(&RegexSource::new("a(?=b)")).is_err());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! same name, with the run corpus's class, the findings every check
 //! returns, the live values they read and the readers they share.
 
+mod claim;
 mod dangling_reference;
 mod empty_lookup;
 mod findings;

@@ -95,7 +95,7 @@ pub fn check_answer<'c>(
     for candidate in candidates {
         verdict.candidates += 1;
         let grounding = &mut verdict.grounding;
-        match index.find(candidate.forms.iter().copied(), &also_supplied) {
+        match index.find(&candidate.forms, &also_supplied) {
             Found::Supplied => {}
             Found::Unsupported => verdict
                 .unsupported

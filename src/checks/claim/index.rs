@@ -37,7 +37,7 @@
 use super::exempt::date_and_clock_forms;
 use super::normalize::{lookup_forms, normalize_token, tokenize};
 use super::served::{read_served, Piece};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 /// The opening of the correction a 'guard' revision sends (kept from
@@ -56,6 +56,37 @@ pub fn is_correction(text: &[u16]) -> bool {
         prefix.len() <= text.len() && prefix.encode_utf16().zip(text).all(|(unit, &text)| unit == text)
     };
     opens(EVIDENCE_FRAME_PREFIX) || opens(SCHEMA_FRAME_PREFIX)
+}
+
+/// Hands each raw value a supplied text (a user or system message) offers to
+/// `add`: its tokens, and the other spellings of its dates and times.
+fn supplied_values(text: &[u16], add: &mut dyn FnMut(&[u16])) {
+    tokenize(text, &mut *add);
+    date_and_clock_forms(text, add);
+}
+
+/// Each raw value normalized, then each of its look-up spellings
+/// (agentfootprint's `add`); nothing for pure decoration.
+fn spellings_of(raw: &[u16], each: &mut dyn FnMut(&[u16])) {
+    let normalized = normalize_token(raw);
+    if normalized.is_empty() {
+        return;
+    }
+    for form in lookup_forms(&normalized) {
+        each(form);
+    }
+}
+
+/// The forms a text supplies when it is exempt, as a set: for a text a
+/// judgement is handed besides the corpus (a request's system prompt).
+pub fn supplied_forms(text: &[u16]) -> HashSet<Vec<u16>> {
+    let mut forms = HashSet::new();
+    supplied_values(text, &mut |raw| {
+        spellings_of(raw, &mut |form| {
+            forms.insert(form.to_vec());
+        })
+    });
+    forms
 }
 
 /// What one entry put into the index: which corpus, and its distinct forms
@@ -148,10 +179,7 @@ impl ClaimIndex {
                     Piece::Atom(units) => add(units),
                     Piece::Text(units) => tokenize(units, &mut add),
                 }),
-                _ => {
-                    tokenize(text, &mut add);
-                    date_and_clock_forms(text, &mut add);
-                }
+                _ => supplied_values(text, &mut add),
             }
         }
         match part {
@@ -165,15 +193,11 @@ impl ClaimIndex {
     /// One raw value (agentfootprint's `add`): normalized, then each of its
     /// look-up spellings, once per entry.
     fn add(&mut self, id: u64, part: Part, raw: &[u16], held: &mut Vec<u32>) {
-        let normalized = normalize_token(raw);
-        if normalized.is_empty() {
-            return;
-        }
-        for form in lookup_forms(&normalized) {
+        spellings_of(raw, &mut |form| {
             let number = self.number(form);
             let record = &mut self.forms[number as usize];
             if record.last_entry == id + 1 {
-                continue;
+                return;
             }
             record.last_entry = id + 1;
             match part {
@@ -181,7 +205,7 @@ impl ClaimIndex {
                 _ => record.supplied += 1,
             }
             held.push(number);
-        }
+        });
     }
 
     fn number(&mut self, form: &[u16]) -> u32 {
@@ -232,22 +256,14 @@ impl ClaimIndex {
     /// Where a value looked up under `forms` (its spellings, normalized)
     /// was found; `also_supplied` says whether a text the judgement was
     /// handed besides the corpus supplies a spelling.
-    pub fn find<'f>(
-        &self,
-        forms: impl IntoIterator<Item = &'f [u16]> + Clone,
-        also_supplied: impl Fn(&[u16]) -> bool,
-    ) -> Found {
-        let records = || {
-            forms
-                .clone()
-                .into_iter()
-                .map(|form| (form, self.numbers.get(form).map(|&n| &self.forms[n as usize])))
-        };
-        if records().any(|(form, record)| record.is_some_and(|r| r.supplied > 0) || also_supplied(form)) {
+    pub fn find(&self, forms: &[&[u16]], also_supplied: impl Fn(&[u16]) -> bool) -> Found {
+        let record = |form: &[u16]| self.numbers.get(form).map(|&number| &self.forms[number as usize]);
+        if forms.iter().any(|form| record(form).is_some_and(|r| r.supplied > 0) || also_supplied(form)) {
             return Found::Supplied;
         }
         // The newest serving entry of any spelling: its turn is the newest.
-        let newest = records().filter_map(|(_, record)| record.and_then(|r| r.served.back().copied())).max();
+        let newest =
+            forms.iter().filter_map(|form| record(form).and_then(|r| r.served.back().copied())).max();
         match newest {
             Some(id) => Found::Served { turn: self.turn_of(id) },
             None => Found::Unsupported,
@@ -295,3 +311,6 @@ fn remove_id(ids: &mut VecDeque<u64>, id: u64) {
         ids.remove(at);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -114,10 +114,8 @@ fn is_thousands(units: &[u16]) -> bool {
 /// digits. A decimal that short is held by a double exactly enough that the
 /// shortest spelling JavaScript prints is the decimal itself, less its
 /// redundant zeros; so the answer is built from the digits, with no float
-/// in between, and laid out as `Number.prototype.toString` lays it out.
+/// in between.
 fn js_number_spelling(negative: bool, integer: &[u16], fraction: &[u16]) -> Vec<u16> {
-    // The significant digits, and where the decimal point falls among them:
-    // value = 0.DIGITS × 10^point.
     let all: Vec<u16> = integer.iter().chain(fraction).copied().collect();
     let lead = all.iter().take_while(|&&unit| unit == 0x30).count();
     let trail = all[lead..].iter().rev().take_while(|&&unit| unit == 0x30).count();
@@ -125,7 +123,33 @@ fn js_number_spelling(negative: bool, integer: &[u16], fraction: &[u16]) -> Vec<
     if digits.is_empty() {
         return vec![0x30];
     }
-    let point = integer.len() as isize - lead as isize;
+    lay_out(negative, digits, integer.len() as isize - lead as isize)
+}
+
+/// `Number.prototype.toString()` of a finite double (`String(n)`): the
+/// shortest digits that read back as `n` (Rust's `{:e}` finds the same
+/// ones), laid out as JavaScript lays them out: `1e21`, `1.5e-7`, `-0` as
+/// `0`. NaN and the infinities are spelt as JavaScript spells them.
+pub fn js_number_string(n: f64) -> Vec<u16> {
+    if n.is_nan() {
+        return js_string::units("NaN");
+    }
+    if n.is_infinite() {
+        return js_string::units(if n > 0.0 { "Infinity" } else { "-Infinity" });
+    }
+    if n == 0.0 {
+        return vec![0x30];
+    }
+    let scientific = format!("{:e}", n.abs());
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: isize = exponent.parse().unwrap_or(0);
+    let digits: Vec<u16> = mantissa.bytes().filter(u8::is_ascii_digit).map(u16::from).collect();
+    lay_out(n < 0.0, &digits, exponent + 1)
+}
+
+/// Significant `digits` (no leading or trailing zero) of the value
+/// 0.DIGITS × 10^point, laid out as `Number.prototype.toString` does.
+fn lay_out(negative: bool, digits: &[u16], point: isize) -> Vec<u16> {
     let count = digits.len() as isize;
     let mut out = Vec::with_capacity(digits.len() + 8);
     if negative {
@@ -284,6 +308,30 @@ mod tests {
             ("1e5", "1e5"),
         ] {
             assert_eq!(norm(raw), expected, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn js_number_string_table() {
+        for (n, expected) in [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (41200.0, "41200"),
+            (98304.5, "98304.5"),
+            (-1.5, "-1.5"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (1e21, "1e+21"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (0.000001, "0.000001"),
+            (9007199254740993.0, "9007199254740992"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            assert_eq!(String::from_utf16(&js_number_string(n)).unwrap(), expected, "{n}");
         }
     }
 
