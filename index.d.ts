@@ -305,6 +305,24 @@ export declare class RunCorpus {
    * Call it while assembling the request, after the window has evicted.
    */
   danglingReferencesOf(servedTools: readonly ServedGroundedTool[], epoch: number): DanglingReferencesEncounter
+  /**
+   * Judges a final answer against the window: every number, identifier
+   * and name `answerValuesOf(answer, options)` reads off it must be
+   * served by an in-window tool result, or supplied by an in-window user
+   * or system message or `options.systemPrompt`. Costs the answer's
+   * length, not the history's.
+   *
+   * Returns agentfootprint's verdict (`unsupported`, `candidates`,
+   * `evidenceTruncated`, `grounding`), the `unsupported-claim` finding
+   * and its disposition (`not-applicable` when the answer states no
+   * value), `priorTurnEvidence` when `options.noticePriorTurnEvidence`,
+   * and for a flagged answer `correction` (the two messages a revision
+   * appends) and `warning`.
+   *
+   * It catches invented values only: a false claim built from real
+   * values passes.
+   */
+  evidenceOf(answer: string, options: EvidenceOptions | undefined, epoch: number): EvidenceJudgement
 }
 
 /**
@@ -333,6 +351,20 @@ export declare class ScaffoldRegistry {
    * typings must tell a registry from a list.)
    */
   get size(): number
+}
+
+/**
+ * When the answer's grounded values were served (agentfootprint's
+ * `AnswerGroundingReading`). Turns count the user messages in the window.
+ */
+export interface AnswerGroundingReading {
+  readonly fromThisTurn: number
+  readonly fromPriorTurns: number
+  readonly latestPriorTurn?: number
+  readonly currentTurn: number
+  readonly toolResultsThisTurn: number
+  /** Always false: the index has no ceiling. */
+  readonly indexTruncated: false
 }
 
 /** A value an answer asserts. */
@@ -472,6 +504,12 @@ export interface ContextError {
  */
 export type ContextErrorKind = 'invariant-violation' | 'unsupported-argument' | 'dangling-reference' | 'duplicate-execution' | 'unsupported-claim' | 'empty-lookup' | 'column-type-mismatch' | 'missing-column' | 'prior-turn-evidence'
 
+/** One message of a revision. */
+export interface CorrectionMessage {
+  readonly role: 'assistant' | 'user'
+  readonly content: string
+}
+
 /**
  * What `RunCorpus.danglingReferencesOf` answers: the stateless answer and
  * the disposition to note.
@@ -541,6 +579,48 @@ export interface EmptyLookupEncounter {
  * @param epoch the run iteration, stamped on every finding and witness.
  */
 export declare function emptyLookupOf(call: EmptyLookupCall, produced: readonly ProducedResult[], epoch: number): EmptyLookupEncounter
+
+/**
+ * What `RunCorpus.evidenceOf` answers: agentfootprint's `EvidenceVerdict`,
+ * the `unsupported-claim` finding and its disposition, prior-turn-evidence
+ * when asked for, and for a flagged answer the revision's two messages and
+ * the operator's sentence.
+ */
+export interface EvidenceJudgement {
+  readonly unsupported: readonly UnsupportedValue[]
+  readonly candidates: number
+  /** Always false: the index has no ceiling. */
+  readonly evidenceTruncated: false
+  readonly grounding: AnswerGroundingReading
+  readonly findings: readonly ContextError[]
+  readonly disposition: Disposition
+  readonly priorTurnEvidence?: PriorTurnEvidenceEncounter
+  readonly correction?: readonly [CorrectionMessage, CorrectionMessage]
+  readonly warning?: string
+}
+
+/**
+ * What `RunCorpus.evidenceOf` is asked besides the answer: the options of
+ * `answerValuesOf`, and three of its own.
+ */
+export interface EvidenceOptions {
+  readonly exempt?: readonly (string | RegExp)[]
+  readonly shapes?: readonly ValueShape[]
+  readonly minDigits?: number
+  readonly figures?: boolean
+  /** Report prior-turn-evidence (default false). */
+  readonly noticePriorTurnEvidence?: boolean
+  /**
+   * Text of this request the corpus does not hold, supplied by the app:
+   * its values are exempt.
+   */
+  readonly systemPrompt?: string
+  /**
+   * The answer is the revision a correction asked for (the warning says
+   * so). Default false.
+   */
+  readonly revised?: boolean
+}
 
 /**
  * A value the application vouches for, though the run never served it,
@@ -620,6 +700,12 @@ export declare function normalizeValue(token: string): string
  * reference filter does; `'drop'` strips it.
  */
 export type OpenSpanPolicy = 'emit' | 'drop'
+
+/** prior-turn-evidence's outcome for one answer. */
+export interface PriorTurnEvidenceEncounter {
+  readonly findings: readonly ContextError[]
+  readonly disposition: Disposition
+}
 
 /** One earlier tool result this run served, with the tool that produced it. */
 export interface ProducedResult {
@@ -976,6 +1062,16 @@ export interface UnsupportedArgumentsEncounter {
  * @param epoch the run iteration, stamped on every finding and witness.
  */
 export declare function unsupportedArgumentsOf(calls: readonly ArgumentChoice[], corpus: ChoiceCorpus, epoch: number): UnsupportedArguments
+
+/**
+ * A value of the answer that no in-window tool result serves and nobody
+ * supplied, clipped to 64 UTF-16 units.
+ */
+export interface UnsupportedValue {
+  readonly value: string
+  /** `'number'`, `'identifier'`, `'figure'` or a declared shape's name. */
+  readonly shape: string
+}
 
 /**
  * The tools of `tools` that tool-aware detection can use, and what it

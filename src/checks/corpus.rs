@@ -21,7 +21,7 @@
 //! the corpus, and [`RunCorpus::clear`] or dropping it frees all of it.
 //! docs/design.md has the reasoning and the sizes.
 
-use crate::checks::claim::index::{ClaimIndex, Indexed};
+use crate::checks::claim::index::{Author, ClaimIndex, Indexed};
 use crate::checks::text::ground::{
     is_declared_ground, GroundText, Grounding, HeldTexts, Lowered, Texts, Then,
 };
@@ -172,7 +172,13 @@ impl RunCorpus {
             self.tools[tool].present += 1;
         }
         let kept = Kept::of_units(text);
-        let claim = self.claim.push(self.next_id(), role, text);
+        let author = match role {
+            Role::System => Author::App,
+            Role::User => Author::Person,
+            Role::Assistant => Author::Model,
+            Role::Tool => Author::Tool,
+        };
+        let claim = self.claim.push(self.next_id(), author, text);
         self.kept += kept.heap_bytes()
             + claim.heap_bytes()
             + std::mem::size_of::<Entry>()

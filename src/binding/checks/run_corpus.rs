@@ -1,6 +1,7 @@
 //! `RunCorpus`: one run's messages, pushed once each, with the window's
 //! evictions, and the three checks judged on it.
 
+use super::claim::read_value_options;
 use super::dangling_reference::read_served_tools;
 use super::empty_lookup::{encounter_to_js, read_reading};
 use super::findings::findings_to_js;
@@ -9,6 +10,7 @@ use super::live::{LiveArgs, LiveString};
 use super::read::{read_call_parts, read_epoch, string_at};
 use super::unsupported_argument::{answer_to_js, read_calls_and_epoch, read_choice, usable_external};
 use crate::binding::napi::{IsArray, Js};
+use crate::checks::claim::judge::{self, Judging};
 use crate::checks::corpus::{self, Role};
 use crate::checks::{dangling_reference, empty_lookup, unsupported_argument};
 use napi::bindgen_prelude::{ObjectFinalize, Unknown};
@@ -80,6 +82,112 @@ pub struct DanglingReferencesEncounter {
     pub findings: Vec<()>,
     #[napi(readonly)]
     pub disposition: Disposition,
+}
+
+/// What `RunCorpus.evidenceOf` is asked besides the answer: the options of
+/// `answerValuesOf`, and three of its own.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct EvidenceOptions {
+    #[napi(readonly, ts_type = "readonly (string | RegExp)[]")]
+    pub exempt: Option<Vec<()>>,
+    #[napi(readonly, ts_type = "readonly ValueShape[]")]
+    pub shapes: Option<Vec<()>>,
+    #[napi(readonly)]
+    pub min_digits: Option<f64>,
+    #[napi(readonly)]
+    pub figures: Option<bool>,
+    /// Report prior-turn-evidence (default false).
+    #[napi(readonly)]
+    pub notice_prior_turn_evidence: Option<bool>,
+    /// Text of this request the corpus does not hold, supplied by the app:
+    /// its values are exempt.
+    #[napi(readonly)]
+    pub system_prompt: Option<String>,
+    /// The answer is the revision a correction asked for (the warning says
+    /// so). Default false.
+    #[napi(readonly)]
+    pub revised: Option<bool>,
+}
+
+/// A value of the answer that no in-window tool result serves and nobody
+/// supplied, clipped to 64 UTF-16 units.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct UnsupportedValue {
+    #[napi(readonly)]
+    pub value: String,
+    /// `'number'`, `'identifier'`, `'figure'` or a declared shape's name.
+    #[napi(readonly)]
+    pub shape: String,
+}
+
+/// When the answer's grounded values were served (agentfootprint's
+/// `AnswerGroundingReading`). Turns count the user messages in the window.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct AnswerGroundingReading {
+    #[napi(readonly)]
+    pub from_this_turn: u32,
+    #[napi(readonly)]
+    pub from_prior_turns: u32,
+    #[napi(readonly)]
+    pub latest_prior_turn: Option<u32>,
+    #[napi(readonly)]
+    pub current_turn: u32,
+    #[napi(readonly)]
+    pub tool_results_this_turn: u32,
+    /// Always false: the index has no ceiling.
+    #[napi(readonly, ts_type = "false")]
+    pub index_truncated: bool,
+}
+
+/// prior-turn-evidence's outcome for one answer.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct PriorTurnEvidenceEncounter {
+    #[napi(readonly, ts_type = "readonly ContextError[]")]
+    pub findings: Vec<()>,
+    #[napi(readonly)]
+    pub disposition: Disposition,
+}
+
+/// One message of a revision.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct CorrectionMessage {
+    #[napi(readonly, ts_type = "'assistant' | 'user'")]
+    pub role: String,
+    #[napi(readonly)]
+    pub content: String,
+}
+
+/// What `RunCorpus.evidenceOf` answers: agentfootprint's `EvidenceVerdict`,
+/// the `unsupported-claim` finding and its disposition, prior-turn-evidence
+/// when asked for, and for a flagged answer the revision's two messages and
+/// the operator's sentence.
+#[allow(dead_code)]
+#[napi(object, object_to_js = false, object_from_js = false)]
+pub struct EvidenceJudgement {
+    #[napi(readonly, ts_type = "readonly UnsupportedValue[]")]
+    pub unsupported: Vec<()>,
+    #[napi(readonly)]
+    pub candidates: u32,
+    /// Always false: the index has no ceiling.
+    #[napi(readonly, ts_type = "false")]
+    pub evidence_truncated: bool,
+    #[napi(readonly)]
+    pub grounding: AnswerGroundingReading,
+    #[napi(readonly, ts_type = "readonly ContextError[]")]
+    pub findings: Vec<()>,
+    #[napi(readonly)]
+    pub disposition: Disposition,
+    #[napi(readonly)]
+    pub prior_turn_evidence: Option<PriorTurnEvidenceEncounter>,
+    #[napi(readonly, ts_type = "readonly [CorrectionMessage, CorrectionMessage]")]
+    pub correction: Option<Vec<()>>,
+    #[napi(readonly)]
+    pub warning: Option<String>,
 }
 
 /// One run's messages, each pushed once as it enters the history, and which
@@ -387,9 +495,137 @@ impl RunCorpus {
             (c"disposition", js.str(disposition.as_str())?),
         ])?))
     }
+
+    /// Judges a final answer against the window: every number, identifier
+    /// and name `answerValuesOf(answer, options)` reads off it must be
+    /// served by an in-window tool result, or supplied by an in-window user
+    /// or system message or `options.systemPrompt`. Costs the answer's
+    /// length, not the history's.
+    ///
+    /// Returns agentfootprint's verdict (`unsupported`, `candidates`,
+    /// `evidenceTruncated`, `grounding`), the `unsupported-claim` finding
+    /// and its disposition (`not-applicable` when the answer states no
+    /// value), `priorTurnEvidence` when `options.noticePriorTurnEvidence`,
+    /// and for a flagged answer `correction` (the two messages a revision
+    /// appends) and `warning`.
+    ///
+    /// It catches invented values only: a false claim built from real
+    /// values passes.
+    #[napi(
+        catch_unwind,
+        js_name = "evidenceOf",
+        ts_args_type = "answer: string, options: EvidenceOptions | undefined, epoch: number",
+        ts_return_type = "EvidenceJudgement"
+    )]
+    pub fn evidence_of<'env>(
+        &self,
+        env: &'env Env,
+        answer: Unknown,
+        options: Unknown,
+        epoch: Unknown,
+    ) -> Result<Unknown<'env>> {
+        let js = Js::new(env);
+        let who = "RunCorpus.evidenceOf";
+        let answer = answer.raw();
+        if js.type_of(answer)? != ValueType::String {
+            return Err(js.wrong_type(&format!("{who}: answer"), "a string", answer));
+        }
+        let answer = js.utf16(answer)?;
+        let rules = read_value_options(js, options.raw(), who)?;
+        let epoch = read_epoch(js, who, epoch.raw())?;
+        let (prompt, judging) = Self::read_judging(js, who, options.raw(), epoch)?;
+        let judging = Judging { system_prompt: prompt.as_deref(), ..judging };
+        let judged = judge::evidence_of(self.inner.claim_index(), &answer, &rules, judging);
+        let verdict = &judged.verdict;
+        let unsupported = verdict
+            .unsupported
+            .iter()
+            .map(|flagged| {
+                js.object(&[(c"value", js.string(&flagged.value)?), (c"shape", js.string(&flagged.shape)?)])
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let reading = &verdict.grounding;
+        let mut grounding = vec![
+            (c"fromThisTurn", js.number(reading.from_this_turn.into())?),
+            (c"fromPriorTurns", js.number(reading.from_prior_turns.into())?),
+        ];
+        if let Some(turn) = reading.latest_prior_turn {
+            grounding.push((c"latestPriorTurn", js.number(turn.into())?));
+        }
+        grounding.extend([
+            (c"currentTurn", js.number(reading.current_turn.into())?),
+            (c"toolResultsThisTurn", js.number(reading.tool_results_this_turn.into())?),
+            (c"indexTruncated", js.boolean(false)?),
+        ]);
+        let mut judgement = vec![
+            (c"unsupported", js.array(&unsupported)?),
+            (c"candidates", js.number(verdict.candidates as f64)?),
+            (c"evidenceTruncated", js.boolean(false)?),
+            (c"grounding", js.object(&grounding)?),
+            (c"findings", findings_to_js(js, &judged.findings)?),
+            (c"disposition", js.str(judged.disposition.as_str())?),
+        ];
+        if let Some(prior) = &judged.prior_turn {
+            judgement.push((
+                c"priorTurnEvidence",
+                js.object(&[
+                    (c"findings", findings_to_js(js, &prior.findings)?),
+                    (c"disposition", js.str(prior.disposition.as_str())?),
+                ])?,
+            ));
+        }
+        if let Some([failed, frame]) = &judged.correction {
+            let message = |role: &str, content: &[u16]| {
+                js.object(&[(c"role", js.str(role)?), (c"content", js.string(content)?)])
+            };
+            judgement
+                .push((c"correction", js.array(&[message("assistant", failed)?, message("user", frame)?])?));
+        }
+        if let Some(warning) = &judged.warning {
+            judgement.push((c"warning", js.string(warning)?));
+        }
+        Ok(js.unknown(js.object(&judgement)?))
+    }
 }
 
 impl RunCorpus {
+    /// Reads `evidenceOf`'s own options (the value options are read by
+    /// `read_value_options`).
+    fn read_judging(
+        js: Js,
+        who: &str,
+        options: napi::sys::napi_value,
+        epoch: f64,
+    ) -> Result<(Option<Vec<u16>>, Judging<'static>)> {
+        let mut judging = Judging { epoch, ..Judging::default() };
+        if js.type_of(options)? != ValueType::Object {
+            return Ok((None, judging));
+        }
+        let flag = |name: &std::ffi::CStr, field: &str| -> Result<bool> {
+            let value = js.get(options, name)?;
+            match js.type_of(value)? {
+                ValueType::Undefined => Ok(false),
+                ValueType::Boolean => js.bool(value),
+                _ => Err(js.wrong_type(&format!("{who}: options.{field}"), "a boolean or undefined", value)),
+            }
+        };
+        judging.notice_prior_turn = flag(c"noticePriorTurnEvidence", "noticePriorTurnEvidence")?;
+        judging.revised = flag(c"revised", "revised")?;
+        let prompt = js.get(options, c"systemPrompt")?;
+        let prompt = match js.type_of(prompt)? {
+            ValueType::Undefined => None,
+            ValueType::String => Some(js.utf16(prompt)?),
+            _ => {
+                return Err(js.wrong_type(
+                    &format!("{who}: options.systemPrompt"),
+                    "a string or undefined",
+                    prompt,
+                ))
+            }
+        };
+        Ok((prompt, judging))
+    }
+
     /// Both unsupported-argument methods: the answer, with `findingCalls` when
     /// `with_calls`.
     fn answer_unsupported_arguments<'env>(

@@ -105,10 +105,14 @@ fn twelve_hour(text: &[u16], each: &mut dyn FnMut(&[u16])) -> Vec<u16> {
     left
 }
 
+/// A 12-hour reading: where it ends, its hour digits, its minute digits
+/// when written, and whether it is p.m.
+type TwelveHour<'t> = (usize, &'t [u16], Option<&'t [u16]>, bool);
+
 /// A 12-hour reading starting exactly at `at`, as the regular expression
 /// would match it there (backtracking included): its end, hour digits,
 /// minute digits and whether it is p.m.
-fn twelve_hour_at(text: &[u16], at: usize) -> Option<(usize, &[u16], Option<&[u16]>, bool)> {
+fn twelve_hour_at(text: &[u16], at: usize) -> Option<TwelveHour<'_>> {
     if at > 0 && (is_digit(text[at - 1]) || text[at - 1] == 0x3A || text[at - 1] == 0x2E) {
         return None;
     }
@@ -156,7 +160,7 @@ fn meridiem_at(text: &[u16], at: usize) -> Option<(usize, bool)> {
 
 /// The spellings of one clock time, `minutes` as written (two digits).
 fn clock_spellings(h24: u32, minutes: &[u16], each: &mut dyn FnMut(&[u16])) {
-    let h12 = if h24 % 12 == 0 { 12 } else { h24 % 12 };
+    let h12 = if h24.is_multiple_of(12) { 12 } else { h24 % 12 };
     let suffix = if h24 < 12 { "am" } else { "pm" };
     let minutes = String::from_utf16_lossy(minutes);
     for form in [

@@ -89,6 +89,16 @@ pub fn supplied_forms(text: &[u16]) -> HashSet<Vec<u16>> {
     forms
 }
 
+/// Who wrote a message, as the index tells them apart (the run corpus's
+/// roles: assistant, tool, user, system).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Author {
+    Model,
+    Tool,
+    Person,
+    App,
+}
+
 /// What one entry put into the index: which corpus, and its distinct forms
 /// by number.
 #[derive(Debug, Default)]
@@ -158,14 +168,13 @@ impl ClaimIndex {
     /// Indexes the entry `id` (ids ascend with each push): a tool result's
     /// served forms, a user or system message's supplied ones, nothing for
     /// the model's own message.
-    pub fn push(&mut self, id: u64, role: crate::checks::corpus::Role, text: &[u16]) -> Indexed {
-        use crate::checks::corpus::Role;
-        let part = match role {
-            Role::Assistant => return Indexed::default(),
-            Role::Tool => Part::Served,
-            Role::User if is_correction(text) => return Indexed::default(),
-            Role::User => Part::Exempt { turn: true },
-            Role::System => Part::Exempt { turn: false },
+    pub fn push(&mut self, id: u64, author: Author, text: &[u16]) -> Indexed {
+        let part = match author {
+            Author::Model => return Indexed::default(),
+            Author::Tool => Part::Served,
+            Author::Person if is_correction(text) => return Indexed::default(),
+            Author::Person => Part::Exempt { turn: true },
+            Author::App => Part::Exempt { turn: false },
         };
         let mut held = Vec::new();
         {

@@ -15,13 +15,14 @@
 //!   run corpus as messages come and go.
 //! - [`gate`]: an answer's verdict, its finding and the sentences a guard
 //!   says; [`prior_turn`]: the advisory for an answer built only from
-//!   earlier turns.
+//!   earlier turns; [`judge`]: the two together over one answer.
 
 pub mod exempt;
 pub mod extract;
 pub mod figures;
 pub mod gate;
 pub mod index;
+pub mod judge;
 pub mod normalize;
 pub mod prior_turn;
 pub mod served;
