@@ -115,8 +115,9 @@ export function flaggedValues(findings) {
   const values = [];
   for (const finding of findings) {
     if (finding.kind !== 'unsupported-claim') continue;
+    // One witness per value the answer states; the first says how many.
     for (const witness of finding.witnesses ?? []) {
-      if (typeof witness.value === 'string' && !values.includes(witness.value)) values.push(witness.value);
+      if (witness.predicate === 'states' && !values.includes(witness.value)) values.push(witness.value);
     }
   }
   return values;
