@@ -39,7 +39,7 @@ describe('createGuard: options are checked when the guard is made', () => {
   const cases = [
     [42, /options must be an object \(got number\)/],
     [[], /options must be an object \(got an array\)/],
-    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture, maxRuns, heal, strip, stopOn; did you mean argumentsFrom\?\)/],
+    [{ argumentFrom: {} }, /unknown option "argumentFrom" \(known: argumentsFrom, readResult, onFinding, onError, posture, maxRuns, heal, strip, stopOn, evidence, noticePriorTurnEvidence; did you mean argumentsFrom\?\)/],
     [{ maxRuns: 0 }, /options\.maxRuns must be a whole number of at least 1 \(got 0\)/],
     [{ maxRuns: '10' }, /options\.maxRuns must be a whole number of at least 1 \(got string\)/],
     [{ argumentsFrom: ['x'] }, /options\.argumentsFrom must be an object/],
@@ -53,6 +53,16 @@ describe('createGuard: options are checked when the guard is made', () => {
     [{ stopOn: 'empty-lookup' }, /options\.stopOn must be true or an array of finding kinds .*got string/],
     [{ stopOn: ['empty-lookups'] }, /options\.stopOn names "empty-lookups", which is not a kind of finding .*did you mean empty-lookup\?/],
     [{ stopOn: ['dangling-reference', 7] }, /options\.stopOn names 7, which is not a kind of finding/],
+    [{ evidence: 'on' }, /options\.evidence must be true or an object \{ posture, exempt, shapes, minDigits \} \(got string\)/],
+    [{ evidence: { posture: 'rails' } }, /options\.evidence\.posture 'rails' is not offered: a guard never refuses a run\. .*stopOn/],
+    [{ evidence: { posture: 'strict' } }, /options\.evidence\.posture must be 'assist' or 'guard' \(got "strict"\)/],
+    [{ evidence: { exempts: [] } }, /options\.evidence has unknown key "exempts" \(known: posture, exempt, shapes, minDigits\)/],
+    [{ evidence: { exempt: 'ACME' } }, /options\.evidence\.exempt must be an array of strings and RegExps/],
+    [{ evidence: { shapes: [{ name: 'ticket', match: 'INC-\\d+' }] } }, /options\.evidence\.shapes must be an array of \{ name: string, match: RegExp \}/],
+    [{ evidence: { minDigits: 0 } }, /options\.evidence\.minDigits must be a whole number of at least 1 \(got 0\)/],
+    [{ evidence: true, noticePriorTurnEvidence: 'yes' }, /options\.noticePriorTurnEvidence must be a boolean \(got string\)/],
+    [{ noticePriorTurnEvidence: true }, /options\.noticePriorTurnEvidence needs options\.evidence/],
+    [{ evidence: true, stopOn: ['unsupported-claims'] }, /did you mean unsupported-claim\?/],
   ];
   for (const [options, message] of cases) {
     it(`refuses ${JSON.stringify(options)}`, () => {

@@ -3,7 +3,7 @@
 // maps `ai` to the ai-v7 dev dependency).
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { readLookupResult, type ContextError } from 'seamguard';
-import { createGuard, type Guard, type GuardFinding, type GuardOptions, type SeamguardSignalAttributes, type SeamguardSignalName } from 'seamguard/ai-sdk';
+import { createGuard, type EvidenceOptions, type Guard, type GuardFinding, type GuardOptions, type SeamguardSignalAttributes, type SeamguardSignalName } from 'seamguard/ai-sdk';
 
 declare const model: Parameters<typeof wrapLanguageModel>[0]['model'];
 
@@ -100,3 +100,13 @@ export function onSignal(name: SeamguardSignalName, data: SeamguardSignalAttribu
 }
 // @ts-expect-error the signal names are a closed set
 onSignal('seamguard.other', { 'seamguard.signal': 'finding' });
+
+// The claim seam's options, as a strict consumer writes them.
+const evidence: EvidenceOptions = { posture: 'guard', exempt: ['ACME-1', /^rack-\d+$/], shapes: [{ name: 'ticket', match: /INC-\d+/ }], minDigits: 3 };
+export const claimGuard: Guard = createGuard({ evidence, noticePriorTurnEvidence: true, stopOn: ['unsupported-claim', 'prior-turn-evidence'] });
+export const claimDefaults: Guard = createGuard({ evidence: true });
+// @ts-expect-error a guard never refuses a run: 'rails' is not a posture
+createGuard({ evidence: { posture: 'rails' } });
+// @ts-expect-error noticePriorTurnEvidence is a boolean
+createGuard({ evidence: true, noticePriorTurnEvidence: 'yes' });
+export const revisionSignal: SeamguardSignalName = 'seamguard.revision';

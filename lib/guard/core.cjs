@@ -25,12 +25,13 @@ const { streamSeam } = require('./heal.cjs');
 const { callTrace } = require('./telemetry.cjs');
 const { FilterPlan, ScaffoldRegistry } = require('../filter/scaffolding-filter.cjs');
 const { readStopOn, actedFinding } = require('./stop.cjs');
+const { readEvidence, claimRows, answerText } = require('./claim.cjs');
 
 // Marks the one error a guard throws into a run: a misspelt name in
 // `argumentsFrom` under `posture: 'dev'`.
 const MISUSE = Symbol('seamguard.misuse');
 
-const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns', 'heal', 'strip', 'stopOn'];
+const OPTION_KEYS = ['argumentsFrom', 'readResult', 'onFinding', 'onError', 'posture', 'maxRuns', 'heal', 'strip', 'stopOn', 'evidence', 'noticePriorTurnEvidence'];
 const DEFAULT_MAX_RUNS = 1000;
 
 /** Every family's special tokens, compiled once for every plan `streamPlan` makes. */
@@ -68,7 +69,7 @@ function readOptions(options, who, adapterKeys) {
     }
   }
   const grounds = new Map();
-  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS, heal = true, strip = true, stopOn } = options;
+  const { argumentsFrom = {}, readResult = {}, onFinding, onError, posture = 'prod', maxRuns = DEFAULT_MAX_RUNS, heal = true, strip = true, stopOn, evidence, noticePriorTurnEvidence } = options;
   if (!isRecord(argumentsFrom)) {
     throw new TypeError(`${who}: options.argumentsFrom must be an object of tool name to tool names (got ${describe(argumentsFrom)})`);
   }
@@ -104,7 +105,8 @@ function readOptions(options, who, adapterKeys) {
   for (const [name, value] of [['heal', heal], ['strip', strip]]) {
     if (typeof value !== 'boolean') throw new TypeError(`${who}: options.${name} must be a boolean (got ${describe(value)})`);
   }
-  return { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds: readStopOn(stopOn, who) };
+  const claim = readEvidence(evidence, noticePriorTurnEvidence, who);
+  return { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds: readStopOn(stopOn, who), claim };
 }
 
 /**
@@ -168,6 +170,7 @@ class Run {
         posture: this.guard.posture,
       }),
     );
+    for (const [check, seam] of this.guard.claimRows) this.ledger.register(check, seam);
     this.findings = [];
     // Each finding as filed, `{ finding, acted }`: what the
     // framework's own mechanism is handed (see Guard.actOn).
@@ -188,6 +191,10 @@ class Run {
     this.trace = undefined;
     this.namesChecked = false;
     this.unreadableSaid = false;
+    // The claim seam's turns: a turn starts at each user message that
+    // appears; `revisedTurn` is the turn whose one revision was spent.
+    this.turns = 0;
+    this.revisedTurn = -1;
   }
 
   /** The map of one kind's messages, by key. */
@@ -228,7 +235,7 @@ class Guard {
    * itself and took out of `options`, named when a key is unknown.
    */
   constructor(options, who, adapterKeys = []) {
-    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds } = readOptions(options, who, adapterKeys);
+    const { grounds, readers, onFinding, onError, posture, maxRuns, heal, strip, stopKinds, claim } = readOptions(options, who, adapterKeys);
     this.who = who;
     // The stream seam: strip leaked calls from the answer's text, and heal
     // those that may run into real tool calls (heal.cjs). Heal needs the
@@ -242,6 +249,9 @@ class Guard {
     this.posture = posture;
     // The kinds of finding that stop a run (stop.cjs); none by default.
     this.stopKinds = stopKinds;
+    // The claim seam (claim.cjs): `undefined` when off.
+    this.claim = claim;
+    this.claimRows = claimRows(claim);
     // Said once per guard: the first error with no onError, an onError that
     // failed, each misspelt name.
     this.said = new Set();
@@ -299,7 +309,7 @@ class Guard {
   modelCall(messages, translator, offered, told = offered, scope = undefined, trace = undefined) {
     // With no tool armed every row says not-applicable once, at the start,
     // and nothing a prompt holds can change that.
-    if (this.grounds.size === 0) return undefined;
+    if (this.grounds.size === 0 && this.claim === undefined) return undefined;
     const found = this.runs.find(messages, translator, scope);
     const { run } = found;
     this.latest = run;
@@ -310,7 +320,7 @@ class Guard {
     run.offered = offered;
     run.trace = trace;
     trace?.run(run.id, epoch);
-    if (!run.namesChecked && told.length > 0) {
+    if (!run.namesChecked && told.length > 0 && this.grounds.size > 0) {
       run.namesChecked = true;
       this.checkNames(run, told, epoch);
     }
@@ -320,7 +330,7 @@ class Guard {
       const pending = this.pushMessage(run, fresh[i], translator, epoch);
       if (pending !== undefined) return this.finishPushes(call, pending, fresh, i + 1, translator, offered);
     }
-    this.judgeCompose(run, offered, epoch);
+    if (this.grounds.size > 0) this.judgeCompose(run, offered, epoch);
     return call;
   }
 
@@ -328,7 +338,7 @@ class Guard {
   async finishPushes(call, pending, fresh, from, translator, offered) {
     await pending;
     for (let i = from; i < fresh.length; i++) await this.pushMessage(call.run, fresh[i], translator, call.epoch);
-    this.judgeCompose(call.run, offered, call.epoch);
+    if (this.grounds.size > 0) this.judgeCompose(call.run, offered, call.epoch);
     return call;
   }
 
@@ -338,10 +348,24 @@ class Guard {
    * seam against the frame that call was given. `answer`, when given, is the
    * answer as a prompt message the translator reads: the next prompt of the
    * same conversation holds it, which is how the run is found again.
+   *
+   * `said`, where the adapter gives it, is `{ text, revised, revision }`:
+   * the answer's text, for the claim seam; whether it is the answer to a
+   * revision (or stands in for one that failed), which is never revised
+   * again; and the revision's `correction` it answers, if any. When
+   * the claim seam asks for a revision, the answer is not taken as the
+   * call's: this returns `{ correction, unsupported }` (the messages to
+   * append to the model's input, and the values they name), and the
+   * adapter hands `answered` the revised answer, with `revised: true`.
    */
-  answered(call, calls, answer, translator) {
-    if (call === undefined) return;
+  answered(call, calls, answer, translator, said = undefined) {
+    if (call === undefined) return undefined;
     const { run, epoch } = call;
+    if (this.claim !== undefined && calls.length === 0 && said !== undefined && epoch === run.epoch) {
+      run.trace = call.trace;
+      const revision = this.judgeClaim(run, epoch, said);
+      if (revision !== undefined) return revision;
+    }
     this.runs.answered(run, answer, translator);
     if (epoch !== run.epoch) return;
     run.trace = call.trace;
@@ -362,6 +386,10 @@ class Guard {
         unreadable ??= new TypeError(`${this.who}: the input of tool call ${JSON.stringify(toolCall.toolCallId)} to ${toolCall.toolName} could not be read: ${error?.message ?? error}`);
       }
     }
+    if (this.grounds.size === 0) {
+      run.trace = undefined;
+      return undefined;
+    }
     this.encounter(run, 'unsupported-argument', 'choice', epoch, () => {
       const judged = run.corpus.unsupportedArgumentsByCallOf(choices, {}, epoch);
       // Each finding is about the call the check names for it.
@@ -375,6 +403,59 @@ class Guard {
     // The call is over: the run keeps nothing of its trace (a framework's
     // run config, a span) while it waits for its next call.
     run.trace = undefined;
+    return undefined;
+  }
+
+  /**
+   * The claim seam on a final answer (see claim.cjs): the revision to ask
+   * for, or `undefined` when the verdict was filed (or nothing was judged:
+   * an empty answer states nothing).
+   */
+  judgeClaim(run, epoch, said) {
+    const text = answerText(said.text);
+    if (text === undefined || text.trim() === '') return undefined;
+    const revised = said.revised === true;
+    let verdict;
+    try {
+      verdict = this.withRevision(run, said.revision, () => run.corpus.evidenceOf(text, revised ? { ...this.claim.options, revised } : this.claim.options, epoch));
+    } catch (error) {
+      for (const [check, seam] of this.claimRows) run.ledger.note(check, seam, 'unreachable', epoch);
+      this.report(error);
+      return undefined;
+    }
+    const { unsupported, correction } = verdict;
+    const mayRevise = this.claim.posture === 'guard' && !revised && run.revisedTurn !== run.turns && verdict.evidenceTruncated !== true;
+    if (unsupported.length > 0 && mayRevise && correction !== undefined) {
+      // The turn's one revision: this answer is not filed; the revised one
+      // is judged in its place (agentfootprint's 'revision-asked').
+      run.revisedTurn = run.turns;
+      run.trace?.revision(unsupported, verdict.candidates);
+      return { correction, unsupported };
+    }
+    this.file(run, verdict.findings.map((finding) => ({ finding, toolCallId: undefined })));
+    run.ledger.note('unsupported-claim', 'claim', verdict.disposition, epoch);
+    const prior = verdict.priorTurnEvidence;
+    if (prior !== undefined) {
+      this.file(run, prior.findings.map((finding) => ({ finding, toolCallId: undefined })));
+      run.ledger.note('prior-turn-evidence', 'claim', prior.disposition, epoch);
+    }
+    return undefined;
+  }
+
+  /**
+   * Runs `judge` with the revision's exchange (the failed answer and the
+   * correction, `[{ role, content }]`) in the run's corpus, as the model
+   * read it, and takes it out again after: the framework's history keeps
+   * only the answer the revision gave, so the next prompt will not hold it.
+   */
+  withRevision(run, exchange, judge) {
+    if (!Array.isArray(exchange)) return judge();
+    const ids = exchange.map(({ role, content }) => run.corpus.push({ role: role === 'assistant' ? 'assistant' : 'user', text: String(content) }));
+    try {
+      return judge();
+    } finally {
+      run.corpus.evict(ids);
+    }
   }
 
   /** The model call `call` failed: the run waits for the same prompt again. */
@@ -526,6 +607,7 @@ class Guard {
       }
       record.ids.push(run.corpus.push({ role: 'assistant', text }));
     } else {
+      if (entry.role !== 'system') run.turns += 1;
       record.ids.push(run.corpus.push({ role: entry.role === 'system' ? 'system' : 'user', text: typeof entry.text === 'string' ? entry.text : '' }));
     }
   }
@@ -538,7 +620,7 @@ class Guard {
     if (run.unreadableSaid) return;
     run.unreadableSaid = true;
     const reason = `a message could not be read: ${error?.message ?? error}`;
-    for (const [check, seam] of CHECK_ROWS) {
+    for (const [check, seam] of [...CHECK_ROWS, ...this.claimRows]) {
       run.ledger.note(check, seam, 'unreachable', epoch);
       run.ledger.explain(check, seam, reason);
     }

@@ -10,7 +10,7 @@
 const { closestNames } = require('./names.cjs');
 
 /** The kinds of finding a guard files, the only ones `stopOn` may name. */
-const STOP_KINDS = Object.freeze(['empty-lookup', 'unsupported-argument', 'dangling-reference']);
+const STOP_KINDS = Object.freeze(['empty-lookup', 'unsupported-argument', 'dangling-reference', 'unsupported-claim', 'prior-turn-evidence']);
 
 /**
  * Reads the `stopOn` option: `true` (every kind), an array of kinds, or

@@ -28,6 +28,7 @@ const SIGNALS = Object.freeze({
   strip: 'seamguard.strip',
   heal: 'seamguard.heal',
   healRefused: 'seamguard.heal_refused',
+  revision: 'seamguard.revision',
 });
 
 // A stripped span or a value is cut to this many characters: enough to
@@ -154,6 +155,13 @@ class CallTrace {
 
   strip(event) {
     this.record(SIGNALS.strip, stripAttributes(event));
+  }
+
+  /** The claim seam asked the model for its one revision, naming `unsupported` (`[{ value, shape }]`). */
+  revision(unsupported, candidates) {
+    const attributes = { 'seamguard.signal': 'revision', 'seamguard.kind': 'unsupported-claim', 'seamguard.seam': 'claim', 'seamguard.values': unsupported.map((item) => cut(String(item.value))) };
+    if (typeof candidates === 'number') attributes['seamguard.candidates'] = candidates;
+    this.record(SIGNALS.revision, attributes);
   }
 
   heal(healed, refused) {

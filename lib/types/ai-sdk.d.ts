@@ -2,7 +2,7 @@ import type { LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import type { ScaffoldingFilterOptions } from '../../index.js';
 
 import type { GuardOptions, GuardRun } from './guard.js';
-export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
+export type { ActedFinding, ActedFindings, EvidenceOptions, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
 
 /**
  * The `specificationVersion` of seamguard's middlewares: that of the models

@@ -78,10 +78,41 @@ export interface GuardOptions {
    * `guard.outputGuardrail` tripwire act on it. Each finding acts once.
    */
   readonly stopOn?: true | readonly StopKind[] | undefined;
+  /**
+   * The claim seam: the model's final answer (text and no tool calls) is
+   * judged against the tool results the run read (`RunCorpus.evidenceOf`),
+   * and a value none of them served, the user did not send and the system
+   * prompt does not hold is an `'unsupported-claim'` finding. Off when
+   * absent; `true` for the defaults. See docs/guard.md, "The claim seam".
+   */
+  readonly evidence?: true | EvidenceOptions | undefined;
+  /**
+   * With `evidence`: also file `'prior-turn-evidence'` (advisory) for a
+   * final answer whose every grounded value was served in an earlier turn
+   * and none in this one. `false` by default.
+   */
+  readonly noticePriorTurnEvidence?: boolean | undefined;
+}
+
+/** The claim seam's options. */
+export interface EvidenceOptions {
+  /**
+   * `'assist'` (the default) files the verdict. `'guard'` names the
+   * unsupported values back to the model for one revision per turn, and
+   * files the revised answer's verdict; the first answer reaches no one.
+   * (A guard never refuses a run: stop one with `stopOn`.)
+   */
+  readonly posture?: 'assist' | 'guard' | undefined;
+  /** Values never flagged: strings (as `normalizeValue` spells them) or RegExps matched against a whole value. */
+  readonly exempt?: readonly (string | RegExp)[] | undefined;
+  /** Shapes of value to read as values, tested first: `{ name, match }`. */
+  readonly shapes?: readonly { readonly name: string; readonly match: RegExp }[] | undefined;
+  /** The digits a number needs to be a value; 4 by default. */
+  readonly minDigits?: number | undefined;
 }
 
 /** The kinds of finding a guard files, which `stopOn` may name. */
-export type StopKind = 'empty-lookup' | 'unsupported-argument' | 'dangling-reference';
+export type StopKind = 'empty-lookup' | 'unsupported-argument' | 'dangling-reference' | 'unsupported-claim' | 'prior-turn-evidence';
 
 /**
  * A finding as a framework's own mechanism is handed it: plain JSON (for
@@ -127,7 +158,7 @@ export interface GuardFinding extends ContextError {
  * (see docs/telemetry.md): a finding filed, a leaked call stripped, a
  * leaked call healed into a real one, and one heal turned down.
  */
-export type SeamguardSignalName = 'seamguard.finding' | 'seamguard.strip' | 'seamguard.heal' | 'seamguard.heal_refused';
+export type SeamguardSignalName = 'seamguard.finding' | 'seamguard.strip' | 'seamguard.heal' | 'seamguard.heal_refused' | 'seamguard.revision';
 
 /**
  * The attributes of a signal: an OpenTelemetry span event's attributes, a
@@ -135,11 +166,11 @@ export type SeamguardSignalName = 'seamguard.finding' | 'seamguard.strip' | 'sea
  * event span's metadata. Each is present where the signal has it.
  */
 export interface SeamguardSignalAttributes {
-  /** `'finding'`, `'strip'`, `'heal'` or `'heal-refused'`. */
-  readonly 'seamguard.signal': 'finding' | 'strip' | 'heal' | 'heal-refused';
-  /** A finding's kind: `'empty-lookup'`, `'unsupported-argument'` or `'dangling-reference'`. */
+  /** `'finding'`, `'strip'`, `'heal'`, `'heal-refused'` or `'revision'` (the claim seam asked the model again). */
+  readonly 'seamguard.signal': 'finding' | 'strip' | 'heal' | 'heal-refused' | 'revision';
+  /** A finding's kind (`StopKind`); `'unsupported-claim'` for a revision. */
   readonly 'seamguard.kind'?: string;
-  /** A finding's seam: `'write'`, `'choice'` or `'compose'`. */
+  /** A finding's seam: `'write'`, `'choice'`, `'compose'` or `'claim'`. */
   readonly 'seamguard.seam'?: string;
   /** The tools the signal is about: a finding's (the one called first), the calls a strip read, the tool healed or refused. */
   readonly 'seamguard.tools'?: readonly string[];
@@ -157,6 +188,10 @@ export interface SeamguardSignalAttributes {
   readonly 'seamguard.span'?: string;
   /** The index of the pattern that stripped it; -1 for tool-aware detection. */
   readonly 'seamguard.pattern'?: number;
+  /** The values a revision named back to the model, each cut to 500 characters. */
+  readonly 'seamguard.values'?: readonly string[];
+  /** How many distinct values the judged answer held (a revision). */
+  readonly 'seamguard.candidates'?: number;
   /** The run (conversation) the signal belongs to: `guard.run(id)`. */
   readonly 'seamguard.run_id'?: string;
   /** The run's model call the signal came from, counted from 0 (a finding's `epoch`). */

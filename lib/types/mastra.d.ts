@@ -1,7 +1,7 @@
 import type { Processor } from '@mastra/core/processors';
 import type { GuardOptions, GuardRun } from './guard.js';
 
-export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
+export type { ActedFinding, ActedFindings, EvidenceOptions, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
 
 /**
  * A guard, made once and shared by every request a Mastra agent serves, for a Mastra agent: a processor

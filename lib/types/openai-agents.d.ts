@@ -1,7 +1,7 @@
 import type { Model, ModelProvider, OutputGuardrail } from '@openai/agents';
 import type { ActedFinding, GuardOptions, GuardRun } from './guard.js';
 
-export type { ActedFinding, ActedFindings, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
+export type { ActedFinding, ActedFindings, EvidenceOptions, FindingRun, GuardCheckReport, GuardFinding, GuardLedger, GuardOptions, GuardRun, GuardRunView, SeamguardSignalAttributes, SeamguardSignalName, StopKind } from './guard.js';
 
 /** A guard, made once and shared by every run of the agents whose model it wraps, for the OpenAI Agents SDK. */
 export interface Guard extends GuardRun {

@@ -122,12 +122,34 @@ function modelCalls(guard) {
       guard.attempt(() =>
         guard.modelCall(params?.prompt ?? [], promptMessages, offeredTools(params), functionTools(params), scope ?? runIdOf(params), trace ?? guard.trace()),
       ),
-    answered: (call, content) =>
+    /**
+     * The answer arrived: judged, and `{ correction }` returned when the
+     * claim seam asks for its one revision (the answer is then not the
+     * call's yet). `revision`, when given, is the revision this answer
+     * gave (`{ correction }`), or stands in for, when it failed (`{}`):
+     * such an answer is never revised again.
+     */
+    answered: (call, content, revision = undefined) =>
       guard.attempt(() => {
         const parts = Array.isArray(content) ? content : [];
         const calls = parts.filter((part) => part?.type === 'tool-call');
-        guard.answered(call, calls, { role: 'assistant', content: parts }, promptMessages);
+        return guard.answered(call, calls, { role: 'assistant', content: parts }, promptMessages, { text: answerTextOf(parts), revised: revision !== undefined, revision: revision?.correction });
       }),
+    /**
+     * Asks the model once more for the claim seam's revision: `ask(prompt)`
+     * with the correction appended to `params.prompt`. A revision that
+     * fails is said through onError and `undefined` returned: the first
+     * answer stands, judged as final.
+     */
+    async revise(call, revision, params, ask) {
+      try {
+        return await ask([...(params?.prompt ?? []), ...revision.correction.map(correctionMessage)]);
+      } catch (error) {
+        if (params?.abortSignal?.aborted) throw error;
+        guard.report(new Error(`${guard.who}: the model failed on the claim seam's revision; the first answer stands`, { cause: error }));
+        return undefined;
+      }
+    },
     failed: (call) => guard.attempt(() => guard.failed(call)),
     /** What the call filed and nothing acted on yet, as `providerMetadata.seamguard` carries it. */
     actOn: (call) => guard.attempt(() => guard.actOn(call)),
@@ -141,6 +163,31 @@ function modelCalls(guard) {
       }
     },
   };
+}
+
+/** The text an answer's content shows the reader: its text parts, one after another. */
+function answerTextOf(parts) {
+  let text = '';
+  for (const part of parts) {
+    if (part?.type === 'text' && typeof part.text === 'string') text += part.text;
+  }
+  return text;
+}
+
+/** One message of the claim seam's correction (`{ role, content }`, text) as a prompt message. */
+const correctionMessage = ({ role, content }) => ({ role: role === 'assistant' ? 'assistant' : 'user', content: [{ type: 'text', text: String(content) }] });
+
+/** The usage of an answer and its revision, added up. */
+function addUsage(first, second) {
+  if (first === undefined || second === undefined) return second ?? first;
+  const add = (key) => {
+    const a = first[key];
+    const b = second[key];
+    if (typeof a === 'number' && typeof b === 'number') return a + b;
+    if (a !== null && typeof a === 'object' && b !== null && typeof b === 'object' && typeof a.total === 'number' && typeof b.total === 'number') return { ...b, total: a.total + b.total };
+    return b;
+  };
+  return { ...second, inputTokens: add('inputTokens'), outputTokens: add('outputTokens') };
 }
 
 /**
@@ -215,6 +262,105 @@ function streamedContent() {
 }
 
 /**
+ * A streamed answer under the claim seam's `'guard'` posture. An answer
+ * that calls tools is not final and streams as it comes, from its first
+ * tool call on; until then its parts are held, for a final answer must be
+ * judged whole before the reader sees it. At the finish: a grounded answer
+ * is sent as it came; one the seam asks to revise is dropped, and the
+ * revision's stream is sent instead, its finish carrying both usages.
+ */
+function heldStream(calls, call, first, params, model, guard) {
+  async function* parts() {
+    const answer = streamedContent();
+    const held = [];
+    let passing = false;
+    let finish;
+    for await (const part of first) {
+      if (passing) {
+        if (part?.type === 'finish') {
+          calls.answered(call, answer.content);
+          yield withFindings(part, calls.actOn(call));
+          finish = part;
+          continue;
+        }
+        answer.read(part);
+        yield part;
+        continue;
+      }
+      if (part?.type === 'error') {
+        calls.failed(call);
+        yield* held.splice(0);
+        yield part;
+        passing = undefined;
+        break;
+      }
+      if (part?.type === 'tool-call') {
+        // Not a final answer: what was held goes, and the rest streams.
+        passing = true;
+        answer.read(part);
+        yield* held.splice(0);
+        yield part;
+        continue;
+      }
+      if (part?.type === 'finish') {
+        finish = part;
+        break;
+      }
+      answer.read(part);
+      held.push(part);
+    }
+    if (passing !== false) {
+      if (passing === true && finish === undefined) calls.answered(call, answer.content);
+      return;
+    }
+    const revision = calls.answered(call, answer.content);
+    if (revision === undefined) {
+      yield* held;
+      if (finish !== undefined) yield withFindings(finish, calls.actOn(call));
+      return;
+    }
+    const revised = await calls.revise(call, revision, params, (prompt) => model.doStream({ ...params, prompt }));
+    if (revised === undefined) {
+      calls.answered(call, answer.content, {});
+      yield* held;
+      if (finish !== undefined) yield withFindings(finish, calls.actOn(call));
+      return;
+    }
+    const second = streamedContent();
+    let judged = false;
+    for await (const part of revised.stream) {
+      if (part?.type === 'finish') {
+        judged = true;
+        calls.answered(call, second.content, revision);
+        yield withFindings({ ...part, usage: addUsage(finish?.usage, part.usage) }, calls.actOn(call));
+        continue;
+      }
+      // The reader's stream started with the first answer's stream-start.
+      if (part?.type === 'stream-start') continue;
+      second.read(part);
+      yield part;
+    }
+    if (!judged) calls.answered(call, second.content, revision);
+  }
+  const iterator = parts();
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const { value, done } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        guard.report(error);
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await iterator.return();
+    },
+  });
+}
+
+/**
  * A guard: `middleware` for `wrapLanguageModel`, made once and shared by
  * every conversation the model serves; each conversation's run is found
  * from its prompt. `findings` and `ledger` are the latest run's,
@@ -226,17 +372,24 @@ function createGuard(options) {
 
   const middleware = {
     specificationVersion: specificationVersion(),
-    async wrapGenerate({ doGenerate, params }) {
+    async wrapGenerate({ doGenerate, params, model }) {
       const call = await calls.begin(params);
       const result = await calls.made(call, doGenerate);
       if (call === undefined) return result;
-      calls.answered(call, result?.content);
-      return withFindings(result, calls.actOn(call));
+      const revision = calls.answered(call, result?.content);
+      if (revision === undefined) return withFindings(result, calls.actOn(call));
+      // The claim seam asked for its one revision: the caller gets only the
+      // revised answer (or the first, when the revision failed).
+      const revised = await calls.revise(call, revision, params, (prompt) => model.doGenerate({ ...params, prompt }));
+      const final = revised === undefined ? result : { ...revised, usage: addUsage(result?.usage, revised?.usage) };
+      calls.answered(call, final?.content, revised === undefined ? {} : revision);
+      return withFindings(final, calls.actOn(call));
     },
-    async wrapStream({ doStream, params }) {
+    async wrapStream({ doStream, params, model }) {
       const call = await calls.begin(params);
       const response = await calls.made(call, doStream);
       if (call === undefined) return response;
+      if (guard.claim?.posture === 'guard') return { ...response, stream: heldStream(calls, call, response.stream, params, model, guard) };
       // The answer is judged whole: at its finish part, or when the stream
       // ends without one. A stream that errors fails the call.
       const answer = streamedContent();

@@ -260,14 +260,27 @@ function createGuard(options) {
       // The stream may be waiting on this record: it is settled whatever
       // happens below (a resolved promise ignores a second settle).
       try {
-        // The answer's text is stripped with the plan its seam reads leaked
-        // calls with; `plan` is undefined when stripping is off.
-        const shown = seam?.plan === undefined ? undefined : stripContent(response.content, seam.plan);
-        const healed = (shown?.changed && guard.attempt(() => seam.heal(realCallsOf(response)))) || [];
-        const answer = keptAnswer(response, shown, healed);
-        // Findings are judged on the calls as the agent runs them: healed, or the model's own.
-        const calls = healed.length > 0 ? healed : (response.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args }));
-        guard.attempt(() => guard.answered(call, calls, answer, requestMessages));
+        // The answer as the agent keeps it (stripped, healed) and the calls
+        // it makes: findings are judged on those.
+        const kept = (message) => {
+          // The answer's text is stripped with the plan its seam reads leaked
+          // calls with; `plan` is undefined when stripping is off.
+          const shown = seam?.plan === undefined ? undefined : stripContent(message.content, seam.plan);
+          const healed = (shown?.changed && guard.attempt(() => seam.heal(realCallsOf(message)))) || [];
+          const calls = healed.length > 0 ? healed : (message.tool_calls ?? []).map((toolCall) => ({ toolCallId: toolCall.id, toolName: toolCall.name, input: toolCall.args }));
+          return { answer: keptAnswer(message, shown, healed), healed, calls };
+        };
+        let { answer, healed, calls } = kept(response);
+        const revision = guard.attempt(() => guard.answered(call, calls, answer, requestMessages, { text: textOf(answer) }));
+        if (revision !== undefined) {
+          // The claim seam's one revision: the model is asked again inside
+          // this model call, with the failed answer and the correction
+          // after the request's messages; the agent's state keeps only the
+          // answer it gives (or the first, when that call fails).
+          const revised = await reviseCall(guard, request, handler, response, revision);
+          if (isAi(revised)) ({ answer, healed, calls } = kept(revised));
+          guard.attempt(() => guard.answered(call, calls, answer, requestMessages, { text: textOf(answer), revised: true, revision: isAi(revised) ? revision.correction : undefined }));
+        }
         const acted = guard.attempt(() => guard.actOn(call));
         if (acted !== undefined) actedOn.set(answer, acted);
         record?.settle(healed.length > 0 ? { message: answer, healed } : undefined);
@@ -368,6 +381,25 @@ function createGuard(options) {
     ...middleware,
     messages,
   });
+}
+
+/**
+ * Asks the model once more, through the same handler, with the claim
+ * seam's correction (`[{ role, content }]`, the failed answer and the
+ * correction) after the request's messages, each made with the class of a
+ * message of its kind the run already holds. Returns the revised answer,
+ * or `undefined` when the call failed (said through onError).
+ */
+async function reviseCall(guard, request, handler, failed, revision) {
+  try {
+    const Human = request.messages.find((message) => message?.type === 'human')?.constructor ?? require('@langchain/core/messages').HumanMessage;
+    const exchange = revision.correction.map(({ role, content }) => (role === 'assistant' ? new failed.constructor({ content: String(content) }) : new Human({ content: String(content) })));
+    return await handler({ ...request, messages: [...request.messages, ...exchange] });
+  } catch (error) {
+    if (request.signal?.aborted || request.runtime?.signal?.aborted) throw error;
+    guard.report(new Error(`${guard.who}: the model failed on the claim seam's revision; the first answer stands`, { cause: error }));
+    return undefined;
+  }
 }
 
 // The agent state's field for findings. LangChain builds an agent's state

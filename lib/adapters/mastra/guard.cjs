@@ -59,6 +59,11 @@ const { ScaffoldingFilter } = require('../../index.cjs');
 const STEP = 'seamguard';
 /** The key of the request's run in Mastra's processor state. */
 const RUN = 'seamguard.run';
+/** The key of the claim seam's revision asked for in this request, until its step answers. */
+const REVISION = 'seamguard.revision';
+// How Mastra begins the system message that carries a retry's reason to
+// the model (processor-retry-feedback, in its llm-execution step).
+const RETRY_FEEDBACK = '[Processor Feedback]';
 // The state key a stream processor sets to have Mastra send one more part
 // through the output processors after the one it returns (Mastra's
 // `REPROCESS_PART_KEY`, documented in processors/stream-reprocess.d.ts).
@@ -134,6 +139,13 @@ function send(state, parts) {
   return first;
 }
 
+/** Whether a prompt message is the system message Mastra's processor retry adds. */
+function isRetryFeedback(message) {
+  if (message?.role !== 'system') return false;
+  const text = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? message.content.map((part) => part?.text ?? '').join('') : '';
+  return text.startsWith(RETRY_FEEDBACK);
+}
+
 /** The tripwire's reason: the kinds and tools of the findings that trip. */
 function tripReason(acted) {
   const tripped = acted.findings.filter((finding) => finding.trips).map((finding) => `${finding.kind} (${finding.tools.join(', ')})`);
@@ -166,8 +178,12 @@ function createGuard(options) {
       if (step === undefined) return;
       inHook(step, tracingContext);
       // The model call, as the AI SDK middleware sees it: its answer is
-      // handed over in processOutputStep.
-      step.call = calls.begin({ ...step.params, prompt }, state[RUN], step.trace);
+      // handed over in processOutputStep. A revision's step carries the
+      // correction in Mastra's retry feedback: it quotes the values the
+      // correction names, so it is no part of the conversation the guard
+      // keeps (the corpus holds the correction as the revision's exchange).
+      const asked = state[REVISION] !== undefined && Array.isArray(prompt) ? prompt.filter((message) => !isRetryFeedback(message)) : prompt;
+      step.call = calls.begin({ ...step.params, prompt: asked }, state[RUN], step.trace);
     },
 
     async processOutputStep({ state, toolCalls, text, messageList, abort, tracingContext }) {
@@ -183,7 +199,20 @@ function createGuard(options) {
             { type: 'text', text: typeof text === 'string' ? text : '' },
             ...(toolCalls ?? []).map((toolCall) => ({ type: 'tool-call', toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, input: toolCall.args })),
           ];
-          calls.answered(call, content);
+          const revision = state[REVISION];
+          state[REVISION] = undefined;
+          const asked = calls.answered(call, content, revision);
+          if (asked !== undefined && typeof abort === 'function') {
+            // The claim seam's one revision, by Mastra's own processor retry:
+            // the step's answer is rolled back and the model asked again with
+            // the correction as the retry's reason (the agent needs
+            // `maxProcessorRetries` of at least 1; docs/frameworks.md).
+            state[REVISION] = asked;
+            guard.failed(call);
+            abort(asked.correction[1].content, { retry: true, metadata: { seamguard: { revision: asked.unsupported } } });
+          } else if (asked !== undefined) {
+            calls.answered(call, content, {});
+          }
           if (guard.stops) acted = calls.actOn(call);
         }
       }

@@ -150,6 +150,25 @@ function toolsOf(request) {
   return { told, offered };
 }
 
+/** The text of a response's message items, for the claim seam. */
+function outputText(output) {
+  let text = '';
+  for (const item of Array.isArray(output) ? output : []) {
+    if (item?.type !== 'message' || !Array.isArray(item.content)) continue;
+    for (const part of item.content) if (part?.type === 'output_text' && typeof part.text === 'string') text += part.text;
+  }
+  return text;
+}
+
+/** A request's input as a list of items. */
+const inputOf = (request) => (typeof request.input === 'string' ? [{ type: 'message', role: 'user', content: request.input }] : [...(request.input ?? [])]);
+
+/** One message of the claim seam's correction as a model input item. */
+const correctionItem = ({ role, content }) =>
+  role === 'assistant'
+    ? { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: String(content) }] }
+    : { type: 'message', role: 'user', content: String(content) };
+
 /** The response's function calls, for `answered`. */
 const callsOf = (output) =>
   (output ?? []).filter((item) => item?.type === 'function_call').map((item) => ({ toolCallId: item.callId, toolName: item.name, input: item.arguments }));
@@ -274,9 +293,22 @@ function createGuard(options) {
     const seam = guard.streamSeam(tools.told, keepsConversation(request) ? [] : tools.offered, trace);
     return { seam, call: guard.attempt(() => guard.modelCall(promptOf(request), inputItems, tools.offered, tools.told, undefined, trace)) };
   };
-  const answered = (output, call) => {
-    if (call === undefined) return;
-    guard.attempt(() => guard.answered(call, callsOf(output), answerOf(output), inputItems));
+  /**
+   * The answer arrived: judged; `{ correction }` returned when the claim
+   * seam asks for its one revision. `revision`: the revision this answer
+   * gave (`{ correction }`), or stands in for when it failed (`{}`).
+   */
+  const answered = (output, call, revision = undefined) => {
+    if (call === undefined) return undefined;
+    const said = { text: outputText(output), revised: revision !== undefined, revision: revision?.correction };
+    return guard.attempt(() => guard.answered(call, callsOf(output), answerOf(output), inputItems, said));
+  };
+  /** The request asked again with the claim seam's correction after its input. */
+  const revisedRequest = (request, revision) => ({ ...request, input: [...inputOf(request), ...revision.correction.map(correctionItem)] });
+  /** A revision that failed: said through onError, unless the run was aborted. */
+  const revisionFailed = (request, error) => {
+    if (request?.signal?.aborted) throw error;
+    guard.report(new Error(`${guard.who}: the model failed on the claim seam's revision; the first answer stands`, { cause: error }));
   };
 
   function model(base) {
@@ -295,14 +327,27 @@ function createGuard(options) {
           throw error;
         }
         const output = seamOutput(response?.output, seam);
-        answered(output, call);
-        return { ...response, output };
+        const revision = answered(output, call);
+        if (revision === undefined) return { ...response, output };
+        // The claim seam's one revision: the runner gets only its answer.
+        let second;
+        try {
+          second = await base.getResponse(revisedRequest(request, revision));
+        } catch (error) {
+          revisionFailed(request, error);
+          answered(output, call, {});
+          return { ...response, output };
+        }
+        const revisedOutput = seamOutput(second?.output, seam);
+        answered(revisedOutput, call, revision);
+        return { ...second, output: revisedOutput };
       },
       async *getStreamedResponse(request) {
         const { seam, call: pending } = begin(request);
         const call = await pending;
         try {
-          yield* streamed(base.getStreamedResponse(request), seam, call);
+          if (guard.claim?.posture === 'guard') yield* held(base, request, seam, call);
+          else yield* streamed(base.getStreamedResponse(request), seam, call);
         } catch (error) {
           guard.failed(call);
           throw error;
@@ -315,10 +360,39 @@ function createGuard(options) {
   }
 
   /**
+   * A streamed response under the claim seam's 'guard' posture: its events
+   * are held until `response_done` (a final answer is judged whole before
+   * the reader sees it), then sent; or, when the seam asks for its
+   * revision, dropped, and the revision's events sent instead.
+   */
+  async function* held(base, request, seam, call) {
+    const events = [];
+    let revision;
+    for await (const event of streamed(base.getStreamedResponse(request), seam, call, (asked) => (revision = asked))) events.push(event);
+    if (revision === undefined) {
+      yield* events;
+      return;
+    }
+    const second = [];
+    try {
+      for await (const event of streamed(base.getStreamedResponse(revisedRequest(request, revision)), seam, call, undefined, revision)) second.push(event);
+    } catch (error) {
+      revisionFailed(request, error);
+      const done = events.find((event) => event?.type === 'response_done');
+      answered(done?.response?.output, call, {});
+      yield* events;
+      return;
+    }
+    yield* second;
+  }
+
+  /**
    * A streamed response's events, its text stripped; at `response_done`,
    * its output made what the runner gets (stripped, healed) and judged.
+   * `onRevision` gets the revision the claim seam asks for, if it does;
+   * `revision`: the one this response answers.
    */
-  async function* streamed(events, seam, call) {
+  async function* streamed(events, seam, call, onRevision = undefined, revision = undefined) {
     // One filter per message item the text streams into.
     const open = new Map();
     let fed = false;
@@ -340,7 +414,8 @@ function createGuard(options) {
         }
         open.clear();
         const output = seamOutput(event.response?.output, seam, fed);
-        answered(output, call);
+        const asked = answered(output, call, revision);
+        if (asked !== undefined) onRevision?.(asked);
         yield { ...event, response: { ...event.response, output } };
       } else {
         yield event;

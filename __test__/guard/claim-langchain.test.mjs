@@ -1,0 +1,142 @@
+// The claim seam in the LangChain.js guard: the field cases of
+// __test__/support/claim-cases.mjs through `createAgent`, invoked and
+// streamed, with LangChain's own fake chat model answering from its prompt,
+// a checkpointer keeping each thread, and tools that really run.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { AIMessage } from '@langchain/core/messages';
+import { fakeModel } from '@langchain/core/testing';
+import { MemorySaver } from '@langchain/langgraph';
+import { createAgent, tool } from 'langchain';
+import { createGuard } from 'seamguard/langchain';
+
+import { CASES, CLAIM_TOOLS, CONCURRENT, PRIOR_TURNS, flaggedValues, stepOf } from '../support/claim-cases.mjs';
+
+const ROLES = { human: 'user', ai: 'assistant', tool: 'tool', system: 'system' };
+const plainPrompt = (messages) => messages.map((message) => ({ role: ROLES[message.type] ?? 'user', text: typeof message.content === 'string' ? message.content : JSON.stringify(message.content) }));
+
+/** The fake chat model, answering each call with `stepOf` its prompt; `prompts` records them. */
+function claimModel({ fail } = {}) {
+  const model = fakeModel();
+  const prompts = [];
+  for (let n = 0; n < 400; n++) {
+    model.respond((messages) => {
+      const plain = plainPrompt(messages);
+      prompts.push(plain);
+      if (fail?.(plain)) throw new Error('the provider is down');
+      const step = stepOf(plain);
+      const id = prompts.length;
+      return new AIMessage({ content: step.text ?? '', tool_calls: (step.calls ?? []).map((call, i) => ({ id: `call-${id}-${i}`, name: call.toolName, args: call.input, type: 'tool_call' })) });
+    });
+  }
+  return { model, prompts };
+}
+
+const tools = CLAIM_TOOLS.map(({ name, description, properties, execute }) =>
+  tool(async (input) => {
+    const value = await execute(input);
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  }, { name, description, schema: { type: 'object', properties, additionalProperties: false } }),
+);
+
+/** An agent with `guard`, and one turn of thread `thread` in `mode`: the answer's text. */
+function agentOf(guard, model) {
+  const agent = createAgent({ model, tools, middleware: [guard.middleware], checkpointer: new MemorySaver() });
+  return async (mode, question, thread = 't') => {
+    const input = { messages: [{ role: 'user', content: question }] };
+    const config = { configurable: { thread_id: thread } };
+    let state;
+    if (mode === 'invoke') state = await agent.invoke(input, config);
+    else for await (const values of await agent.stream(input, { ...config, streamMode: 'values' })) state = values;
+    return { text: state.messages.at(-1).text, state };
+  };
+}
+
+const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
+
+for (const mode of ['invoke', 'stream']) {
+  describe(`LangChain.js, ${mode}: the claim seam's field cases`, () => {
+    it('a fabricated port number: one unsupported-claim finding names it, in the agent state too', async () => {
+      const { model } = claimModel();
+      const guard = createGuard({ evidence: true });
+      const { text, state } = await agentOf(guard, model)(mode, CASES.fabricated.question);
+      assert.equal(text, CASES.fabricated.first);
+      assert.deepEqual(flaggedValues(guard.findings), ['9443']);
+      assert.deepEqual(state.seamguardFindings.map((finding) => finding.kind), ['unsupported-claim']);
+      const row = rowOf(guard, 'unsupported-claim');
+      assert.deepEqual([row.checked, row.findings], [1, 1]);
+    });
+
+    for (const name of ['grounded', 'userSupplied', 'escaped']) {
+      it(`${name}: no finding, one checked-pass`, async () => {
+        const { model } = claimModel();
+        const guard = createGuard({ evidence: true });
+        const { text } = await agentOf(guard, model)(mode, CASES[name].question);
+        assert.equal(text, CASES[name].first);
+        assert.deepEqual(guard.findings, []);
+        const row = rowOf(guard, 'unsupported-claim');
+        assert.deepEqual([row.checked + row.notApplicable, row.findings], [1, 0]);
+      });
+    }
+
+    for (const notice of [true, false]) {
+      it(`an answer built only from a result four turns old: ${notice ? 'prior-turn-evidence' : 'nothing'}`, async () => {
+        const { model } = claimModel();
+        const guard = createGuard({ evidence: true, noticePriorTurnEvidence: notice });
+        const converse = agentOf(guard, model);
+        for (const question of PRIOR_TURNS) await converse(mode, question);
+        assert.deepEqual(guard.findings.map((finding) => finding.kind), notice ? ['prior-turn-evidence'] : []);
+      });
+    }
+
+    it("'guard': one revision grounds the answer; the state holds only the revision", async () => {
+      const { model, prompts } = claimModel();
+      const guard = createGuard({ evidence: { posture: 'guard' } });
+      const { text, state } = await agentOf(guard, model)(mode, CASES.revision.question);
+      assert.equal(text, CASES.revision.revised);
+      assert.equal(prompts.length, 3);
+      assert.deepEqual(prompts[2].slice(-2).map((message) => message.role), ['assistant', 'user']);
+      assert.match(prompts[2].at(-1).text, /^\[evidence check/);
+      assert.ok(!JSON.stringify(state.messages.map((message) => message.content)).includes('9443'));
+      assert.deepEqual(guard.findings, []);
+    });
+
+    it("'guard': a revision that still invents is filed, never revised again", async () => {
+      const { model, prompts } = claimModel();
+      const guard = createGuard({ evidence: { posture: 'guard' } });
+      const { text } = await agentOf(guard, model)(mode, CASES.stubborn.question);
+      assert.equal(text, CASES.stubborn.revised);
+      assert.equal(prompts.length, 3);
+      assert.deepEqual(flaggedValues(guard.findings), ['9444']);
+    });
+
+    it("'guard': a model that fails on the revision leaves the first answer, filed, said once", async () => {
+      const errors = [];
+      const { model } = claimModel({ fail: (prompt) => prompt.some((message) => message.text.startsWith('[evidence check')) });
+      const guard = createGuard({ evidence: { posture: 'guard' }, onError: (error) => errors.push(error) });
+      const { text } = await agentOf(guard, model)(mode, CASES.revision.question);
+      assert.equal(text, CASES.revision.first);
+      assert.deepEqual(flaggedValues(guard.findings), ['9443']);
+      assert.equal(errors.length, 1);
+    });
+  });
+}
+
+describe('LangChain.js: eight conversations at once on one guard, half streaming', () => {
+  for (const posture of ['assist', 'guard']) {
+    it(`posture '${posture}': each thread files its own values, no turn revised twice`, async () => {
+      const { model, prompts } = claimModel();
+      const guard = createGuard({ evidence: { posture } });
+      const converse = agentOf(guard, model);
+      const answers = await Promise.all(CONCURRENT.map((c, i) => converse(i % 2 === 0 ? 'invoke' : 'stream', c.question, `thread-${i}`)));
+      for (const [i, c] of CONCURRENT.entries()) {
+        const invented = c.unsupported.length > 0;
+        assert.equal(answers[i].text, posture === 'guard' && invented ? c.revised : c.first);
+        const asked = prompts.filter((prompt) => prompt.some((message) => message.text === c.question));
+        assert.equal(asked.length, posture === 'guard' && invented ? 3 : 2);
+        assert.deepEqual(flaggedValues(guard.run(`thread-${i}`)?.findings ?? []), posture === 'assist' ? c.unsupported : []);
+      }
+    });
+  }
+});

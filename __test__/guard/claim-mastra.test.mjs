@@ -1,0 +1,122 @@
+// The claim seam in the Mastra guard: the field cases of
+// __test__/support/claim-cases.mjs through an Agent's generate and stream,
+// with an AI SDK mock model (each major this Node runs) answering from its
+// prompt, Mastra's MockMemory keeping a thread, and tools that really run.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { createGuard } from 'seamguard/mastra';
+
+import { sdkMajors } from '../support/agents.mjs';
+import { CASES, CLAIM_TOOLS, CONCURRENT, PRIOR_TURNS, aiSdkClaimModel, flaggedValues, plainAiSdkPrompt } from '../support/claim-cases.mjs';
+
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is Node ${process.versions.node}` : false;
+
+const mastra = skip
+  ? undefined
+  : { ...(await import('@mastra/core/agent')), ...(await import('@mastra/core/tools')), MockMemory: (await import('@mastra/core/memory')).MockMemory, z: (await import('zod')).z };
+const majors = skip ? [{ major: '6 and 7' }] : await sdkMajors();
+
+const toolsOf = () =>
+  Object.fromEntries(
+    CLAIM_TOOLS.map(({ name, description, properties, execute }) => [
+      name,
+      mastra.createTool({ id: name, description, inputSchema: mastra.z.object(Object.fromEntries(Object.keys(properties).map((key) => [key, mastra.z.string()]))), execute: (input) => execute(input) }),
+    ]),
+  );
+
+/** An agent on `model` guarded by `guard`, with a memory; `maxProcessorRetries` lets the guard's one revision run. */
+const agentOf = (model, guard) =>
+  new mastra.Agent({ id: 'assistant', name: 'assistant', instructions: '', model, tools: toolsOf(), inputProcessors: [guard], outputProcessors: [guard], memory: new mastra.MockMemory(), maxProcessorRetries: 1 });
+
+/** One turn of `thread` in `mode`: the final step's text, and the text streamed. */
+async function ask(agent, mode, question, thread) {
+  const options = { maxSteps: 6, memory: { thread, resource: 'user-1' } };
+  if (mode === 'generate') {
+    const result = await agent.generate(question, options);
+    return { text: result.text, result };
+  }
+  const result = await agent.stream(question, options);
+  let streamed = '';
+  for await (const delta of result.textStream) streamed += delta;
+  return { text: await result.text, streamed, result };
+}
+
+const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
+
+for (const sdk of majors) {
+  for (const mode of ['generate', 'stream']) {
+    describe(`Mastra, AI SDK ${sdk.major} model, ${mode}: the claim seam's field cases`, { skip }, () => {
+      if (skip) return;
+      it('a fabricated port number: one unsupported-claim finding names it', async () => {
+        const { model } = aiSdkClaimModel(sdk);
+        const guard = createGuard({ evidence: true });
+        const { text } = await ask(agentOf(model, guard), mode, CASES.fabricated.question, 't1');
+        assert.equal(text, CASES.fabricated.first);
+        assert.deepEqual(flaggedValues(guard.findings), ['9443']);
+        assert.deepEqual([rowOf(guard, 'unsupported-claim').checked, rowOf(guard, 'unsupported-claim').findings], [1, 1]);
+      });
+
+      for (const name of ['grounded', 'userSupplied', 'escaped']) {
+        it(`${name}: no finding`, async () => {
+          const { model } = aiSdkClaimModel(sdk);
+          const guard = createGuard({ evidence: true });
+          const { text } = await ask(agentOf(model, guard), mode, CASES[name].question, 't1');
+          assert.equal(text, CASES[name].first);
+          assert.deepEqual(guard.findings, []);
+          const row = rowOf(guard, 'unsupported-claim');
+          assert.deepEqual([row.checked + row.notApplicable, row.findings], [1, 0]);
+        });
+      }
+
+      for (const notice of [true, false]) {
+        it(`an answer built only from a result four turns old: ${notice ? 'prior-turn-evidence' : 'nothing'}`, async () => {
+          const { model } = aiSdkClaimModel(sdk);
+          const guard = createGuard({ evidence: true, noticePriorTurnEvidence: notice });
+          const agent = agentOf(model, guard);
+          for (const question of PRIOR_TURNS) await ask(agent, mode, question, 'thread-prior');
+          assert.deepEqual(guard.findings.map((finding) => finding.kind), notice ? ['prior-turn-evidence'] : []);
+        });
+      }
+
+      it("'guard': Mastra's processor retry asks once; the revision grounds the answer", async () => {
+        const { model, prompts } = aiSdkClaimModel(sdk);
+        const guard = createGuard({ evidence: { posture: 'guard' } });
+        const { text } = await ask(agentOf(model, guard), mode, CASES.revision.question, 't1');
+        assert.equal(text, CASES.revision.revised);
+        assert.equal(prompts.length, 3);
+        assert.ok(plainAiSdkPrompt(prompts[2]).some((message) => message.text.includes('[evidence check')));
+        assert.deepEqual(guard.findings, []);
+      });
+
+      it("'guard': a revision that still invents is filed, never revised again", async () => {
+        const { model, prompts } = aiSdkClaimModel(sdk);
+        const guard = createGuard({ evidence: { posture: 'guard' } });
+        const { text } = await ask(agentOf(model, guard), mode, CASES.stubborn.question, 't1');
+        assert.equal(text, CASES.stubborn.revised);
+        assert.equal(prompts.length, 3);
+        assert.deepEqual(flaggedValues(guard.findings), ['9444']);
+      });
+    });
+  }
+
+  describe(`Mastra, AI SDK ${sdk.major} model: eight conversations at once on one guard, half streaming`, { skip }, () => {
+    if (skip) return;
+    for (const posture of ['assist', 'guard']) {
+      it(`posture '${posture}': each thread files its own values, no turn revised twice`, async () => {
+        const { model, prompts } = aiSdkClaimModel(sdk);
+        const guard = createGuard({ evidence: { posture } });
+        const agent = agentOf(model, guard);
+        const answers = await Promise.all(CONCURRENT.map((c, i) => ask(agent, i % 2 === 0 ? 'generate' : 'stream', c.question, `thread-${i}`)));
+        for (const [i, c] of CONCURRENT.entries()) {
+          const invented = c.unsupported.length > 0;
+          assert.equal(answers[i].text, posture === 'guard' && invented ? c.revised : c.first);
+          const asked = prompts.filter((prompt) => plainAiSdkPrompt(prompt).some((message) => message.role === 'user' && message.text.includes(c.question)));
+          assert.equal(asked.length, posture === 'guard' && invented ? 3 : 2);
+          assert.deepEqual(flaggedValues(guard.run(`thread-${i}`)?.findings ?? []), posture === 'assist' ? c.unsupported : []);
+        }
+      });
+    }
+  });
+}
