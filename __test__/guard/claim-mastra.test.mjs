@@ -26,9 +26,9 @@ const toolsOf = () =>
     ]),
   );
 
-/** An agent on `model` guarded by `guard`, with a memory; `maxProcessorRetries` lets the guard's one revision run. */
-const agentOf = (model, guard) =>
-  new mastra.Agent({ id: 'assistant', name: 'assistant', instructions: '', model, tools: toolsOf(), inputProcessors: [guard], outputProcessors: [guard], memory: new mastra.MockMemory(), maxProcessorRetries: 1 });
+/** An agent on `model` guarded by `guard`, with a memory; `maxProcessorRetries` (1 unless given) lets the guard's one revision run. */
+const agentOf = (model, guard, maxProcessorRetries = 1) =>
+  new mastra.Agent({ id: 'assistant', name: 'assistant', instructions: '', model, tools: toolsOf(), inputProcessors: [guard], outputProcessors: [guard], memory: new mastra.MockMemory(), maxProcessorRetries });
 
 /** One turn of `thread` in `mode`: the final step's text, and the text streamed. */
 async function ask(agent, mode, question, thread) {
@@ -82,7 +82,7 @@ for (const sdk of majors) {
 
       it("'guard': Mastra's processor retry asks once; the revision grounds the answer", async () => {
         const { model, prompts } = aiSdkClaimModel(sdk);
-        const guard = createGuard({ evidence: { posture: 'guard' } });
+        const guard = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 1 });
         const { text } = await ask(agentOf(model, guard), mode, CASES.revision.question, 't1');
         assert.equal(text, CASES.revision.revised);
         assert.equal(prompts.length, 3);
@@ -90,9 +90,19 @@ for (const sdk of majors) {
         assert.deepEqual(guard.findings, []);
       });
 
+      it("'guard' with the agent's retries told as 0: no retry is asked, the first answer stands, filed, and the run ends as usual", async () => {
+        const { model, prompts } = aiSdkClaimModel(sdk);
+        const guard = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 0 });
+        const { text, result } = await ask(agentOf(model, guard, 0), mode, CASES.fabricated.question, 't1');
+        assert.equal(text, CASES.fabricated.first);
+        assert.equal(prompts.length, 2);
+        assert.ok(!result.tripwire, 'no tripwire');
+        assert.deepEqual(flaggedValues(guard.findings), ['9443']);
+      });
+
       it("'guard': a revision that still invents is filed, never revised again", async () => {
         const { model, prompts } = aiSdkClaimModel(sdk);
-        const guard = createGuard({ evidence: { posture: 'guard' } });
+        const guard = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 1 });
         const { text } = await ask(agentOf(model, guard), mode, CASES.stubborn.question, 't1');
         assert.equal(text, CASES.stubborn.revised);
         assert.equal(prompts.length, 3);
@@ -101,12 +111,23 @@ for (const sdk of majors) {
     });
   }
 
+  describe("Mastra: 'guard' needs the agent's retry budget", { skip }, () => {
+    if (skip) return;
+    it("a guard with posture 'guard' and no maxProcessorRetries is refused, naming the option", () => {
+      assert.throws(() => createGuard({ evidence: { posture: 'guard' } }), (error) => error instanceof TypeError && /maxProcessorRetries/.test(error.message));
+      assert.throws(() => createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: -1 }), /options\.maxProcessorRetries must be a whole number/);
+      assert.throws(() => createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: '1' }), /options\.maxProcessorRetries must be a whole number/);
+      assert.doesNotThrow(() => createGuard({ evidence: true }));
+      assert.doesNotThrow(() => createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 2 }));
+    });
+  });
+
   describe(`Mastra, AI SDK ${sdk.major} model: eight conversations at once on one guard, half streaming`, { skip }, () => {
     if (skip) return;
     for (const posture of ['assist', 'guard']) {
       it(`posture '${posture}': each thread files its own values, no turn revised twice`, async () => {
         const { model, prompts } = aiSdkClaimModel(sdk);
-        const guard = createGuard({ evidence: { posture } });
+        const guard = createGuard({ evidence: { posture }, maxProcessorRetries: 1 });
         const agent = agentOf(model, guard);
         const answers = await Promise.all(CONCURRENT.map((c, i) => ask(agent, i % 2 === 0 ? 'generate' : 'stream', c.question, `thread-${i}`)));
         for (const [i, c] of CONCURRENT.entries()) {

@@ -14,3 +14,9 @@ const guard = createGuard();
 // @ts-expect-error Mastra's LanguageModelV4 has no 'interrupted' finish reason
 void new Agent({ id: 'refused', name: 'refused', instructions: 'Answer.', model, inputProcessors: [guard], outputProcessors: [guard] });
 void new Agent({ id: 'cast', name: 'cast', instructions: 'Answer.', model: model as MastraModelConfig, inputProcessors: [guard], outputProcessors: [guard] });
+
+// The claim seam's revision spends the agent's processor retries: the guard
+// is told the same budget.
+export const revising = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 1 });
+// @ts-expect-error the budget is a number
+createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: '1' });

@@ -15,6 +15,19 @@ export interface Guard extends Processor<'seamguard'>, GuardRun {
   processOutputStream: NonNullable<Processor['processOutputStream']>;
 }
 
+/** The Mastra guard's options: every guard's, and the agent's processor retry budget. */
+export interface MastraGuardOptions extends GuardOptions {
+  /**
+   * The Agent's own `maxProcessorRetries`. The claim seam's `'guard'`
+   * posture asks for its one revision a turn through Mastra's processor
+   * retry, which Mastra turns into an abort (ending the run) unless the
+   * agent allows it; the processor cannot read the agent's setting, so
+   * `posture: 'guard'` needs it here, and no retry is asked once the
+   * step's retries are spent.
+   */
+  readonly maxProcessorRetries?: number | undefined;
+}
+
 /**
  * Arms seamguard's three checks inside a Mastra agent's loop, from one
  * declaration per tool:
@@ -42,4 +55,4 @@ export interface Guard extends Processor<'seamguard'>, GuardRun {
  *
  * @throws {TypeError} naming the option, when an option is malformed.
  */
-export declare function createGuard(options?: GuardOptions): Guard;
+export declare function createGuard(options?: MastraGuardOptions): Guard;

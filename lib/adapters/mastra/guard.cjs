@@ -158,8 +158,32 @@ function tripReason(acted) {
  * serves. `findings` and `ledger` are the latest run's, `run(id)` any live
  * run's.
  */
+/**
+ * Takes this adapter's own option, `maxProcessorRetries`: the agent's
+ * processor retry budget, which the claim seam's `'guard'` posture spends
+ * (at most one a turn). The rest goes to the guard core.
+ */
+function readRetries(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options) || !('maxProcessorRetries' in options)) return { retries: undefined, rest: options };
+  const { maxProcessorRetries, ...rest } = options;
+  if (maxProcessorRetries !== undefined && (!Number.isSafeInteger(maxProcessorRetries) || maxProcessorRetries < 0)) {
+    throw new TypeError(`createGuard: options.maxProcessorRetries must be a whole number of at least 0, the Agent's own (got ${JSON.stringify(maxProcessorRetries) ?? typeof maxProcessorRetries})`);
+  }
+  return { retries: maxProcessorRetries, rest };
+}
+
 function createGuard(options) {
-  const guard = new Guard(options, 'createGuard');
+  const { retries, rest } = readRetries(options);
+  const guard = new Guard(rest, 'createGuard', ['maxProcessorRetries']);
+  if (guard.claim?.posture === 'guard' && retries === undefined) {
+    // Mastra turns a processor's retry into an abort, ending the run with a
+    // tripwire, unless the agent allows retries; the processor cannot read
+    // the agent's setting, so it is told.
+    throw new TypeError(
+      "createGuard: options.evidence.posture 'guard' asks Mastra for one processor retry a turn, which Mastra turns into an abort unless the agent allows it: " +
+        "set maxProcessorRetries on the Agent (at least 1) and pass the same number here as options.maxProcessorRetries, or use posture 'assist'",
+    );
+  }
   const calls = modelCalls(guard);
 
   return withRunMembers(guard, {
@@ -186,7 +210,7 @@ function createGuard(options) {
       step.call = calls.begin({ ...step.params, prompt: asked }, state[RUN], step.trace);
     },
 
-    async processOutputStep({ state, toolCalls, text, messageList, abort, tracingContext }) {
+    async processOutputStep({ state, toolCalls, text, messageList, abort, retryCount, tracingContext }) {
       const step = state[STEP];
       inHook(step, tracingContext);
       let acted;
@@ -202,11 +226,14 @@ function createGuard(options) {
           const revision = state[REVISION];
           state[REVISION] = undefined;
           const asked = calls.answered(call, content, revision);
-          if (asked !== undefined && typeof abort === 'function') {
+          // Only while the agent's retries are not spent (other processors
+          // may have spent them this step): past them Mastra would end the
+          // run, so the first answer stands and is filed.
+          const mayRetry = typeof abort === 'function' && (Number.isSafeInteger(retryCount) ? retryCount : 0) < (retries ?? 0);
+          if (asked !== undefined && mayRetry) {
             // The claim seam's one revision, by Mastra's own processor retry:
             // the step's answer is rolled back and the model asked again with
-            // the correction as the retry's reason (the agent needs
-            // `maxProcessorRetries` of at least 1; docs/frameworks.md).
+            // the correction as the retry's reason.
             state[REVISION] = asked;
             guard.failed(call);
             abort(asked.correction[1].content, { retry: true, metadata: { seamguard: { revision: asked.unsupported } } });
