@@ -126,7 +126,8 @@ for (const sdk of await sdkMajors()) {
         const steps = await result.steps;
         const acted = steps.at(-1).providerMetadata?.seamguard;
         assert.equal(acted.stop, true);
-        assert.deepEqual(acted.findings.map((finding) => [finding.kind, finding.seam, finding.trips]), [['unsupported-claim', 'claim', true]]);
+        assert.deepEqual(acted.findings.map((finding) => [finding.kind, finding.seam, finding.tools, finding.values, finding.trips]), [['unsupported-claim', 'claim', [], ['9443'], true]]);
+        assert.equal(acted.findings[0].value, undefined);
       });
 
       it('a throwing onFinding never reaches the run', async () => {

@@ -34,15 +34,23 @@ function readStopOn(stopOn, who) {
 /**
  * A finding as plain JSON, for a framework's state, metadata or guardrail
  * output: what it is about (`kind`, `seam`, the `tools` it names, the
- * argument `path` and the `value` in question where it has them), the tool
+ * argument `path` and the `value` in question where it has them; for the
+ * claim seam, no tool and the answer's `values` in question), the tool
  * call it is about where known (the finding's `toolCallId`), its
  * `message`, and whether it `trips` the guard's `stopOn`.
  */
 function actedFinding(finding, trips) {
-  const acted = { kind: finding.kind, seam: finding.seam, tools: finding.subjects.map((subject) => subject.id) };
-  if (finding.predicate !== undefined) acted.path = finding.predicate;
-  const value = finding.witnesses[0]?.value;
-  if (value !== undefined && finding.kind !== 'dangling-reference') acted.value = value;
+  // A claim-seam finding is about the final answer, not a tool: its values
+  // are the witnesses the answer `states`.
+  const claim = finding.seam === 'claim';
+  const acted = { kind: finding.kind, seam: finding.seam, tools: claim ? [] : finding.subjects.map((subject) => subject.id) };
+  if (claim) {
+    acted.values = finding.witnesses.filter((witness) => witness.predicate === 'states').map((witness) => witness.value);
+  } else {
+    if (finding.predicate !== undefined) acted.path = finding.predicate;
+    const value = finding.witnesses[0]?.value;
+    if (value !== undefined && finding.kind !== 'dangling-reference') acted.value = value;
+  }
   if (finding.toolCallId !== undefined) acted.toolCallId = finding.toolCallId;
   acted.message = finding.message;
   acted.trips = trips;

@@ -120,13 +120,15 @@ export type StopKind = 'empty-lookup' | 'unsupported-argument' | 'dangling-refer
  */
 export interface ActedFinding {
   readonly kind: StopKind;
-  readonly seam: 'write' | 'choice' | 'compose';
-  /** The tools the finding names: the armed tool first, then its grounds where the finding names them. */
+  readonly seam: 'write' | 'choice' | 'compose' | 'claim';
+  /** The tools the finding names: the armed tool first, then its grounds where the finding names them (none for the claim seam). */
   readonly tools: readonly string[];
   /** The argument the finding is about, where it is about one. */
   readonly path?: string;
   /** The argument's value in question, where there is one, as the model wrote it. */
   readonly value?: unknown;
+  /** The claim seam's: the values the final answer states that the finding is about (an unsupported claim's unsupported values). */
+  readonly values?: readonly string[];
   /** The tool call the finding is about, where known. */
   readonly toolCallId?: string;
   readonly message: string;
