@@ -231,6 +231,66 @@ describe('prior-turn-evidence', () => {
   });
 });
 
+// agentfootprint test/integrity/priorTurnEvidence.test.ts: the index's stamps
+// and its two-turn field case, through a corpus holding the same history.
+describe('transcribed: priorTurnEvidence.test.ts', () => {
+  const ARRAY = 'SHPMAXDLVAP001';
+  const INVENTORY = JSON.stringify({ arrays: [{ name: ARRAY, capacity_gb: 41200, serial: '0x5f2a91' }] });
+  const HISTORY = [
+    { role: 'system', text: 'You are a storage assistant.' },
+    { role: 'user', text: 'what arrays are there?' },
+    { role: 'tool', toolName: 'array_inventory', text: INVENTORY },
+    { role: 'assistant', text: `Array ${ARRAY} holds 41200 GB.` },
+    { role: 'user', text: 'how is array performance?' },
+  ];
+  const corpusOf = (entries) => {
+    const corpus = new RunCorpus();
+    for (const entry of entries) corpus.push(entry);
+    return corpus;
+  };
+  const CASES = [
+    // [case, what the second turn served, the answer, prior-turn disposition, gate disposition]
+    ['THE FIELD CASE: a second turn that fetched nothing, answering from turn one', [], `${ARRAY} is at 41200 GB — enable the perf collector.`, 'checked-fail', 'checked-pass'],
+    ['the honest follow-up: turn one\'s capacity beside a number fetched now', [{ role: 'tool', toolName: 'perf_stats', text: JSON.stringify({ iops: 98765 }) }], `${ARRAY} is running 98765 IOPS against 41200 GB.`, 'checked-pass', 'checked-pass'],
+    ['a form served again is re-stamped with the newer turn', [{ role: 'tool', toolName: 'lookup', text: JSON.stringify({ name: ARRAY }) }], `${ARRAY} is fine.`, 'checked-pass', 'checked-pass'],
+    ['the serial: both spellings of an FCID', [], 'Serial 5f2a91 and 0x5f2a91.', 'checked-fail', 'checked-pass'],
+  ];
+  for (const [name, served, answer, prior, gate] of CASES) {
+    it(name, () => {
+      const judged = corpusOf([...HISTORY, ...served]).evidenceOf(answer, { noticePriorTurnEvidence: true }, 2);
+      assert.equal(judged.priorTurnEvidence.disposition, prior);
+      assert.equal(judged.disposition, gate);
+      if (prior === 'checked-fail') assert.match(judged.priorTurnEvidence.findings[0].message, /turn 1 or earlier — at least 1 turn\(s\)/);
+    });
+  }
+
+  it('the dial absent: no priorTurnEvidence at all, the verdict the same', () => {
+    const corpus = corpusOf(HISTORY);
+    const on = corpus.evidenceOf(CASES[0][2], { noticePriorTurnEvidence: true }, 2);
+    const off = corpus.evidenceOf(CASES[0][2], {}, 2);
+    assert.equal('priorTurnEvidence' in off, false);
+    const { priorTurnEvidence: _, ...rest } = on;
+    assert.deepEqual(off, rest);
+  });
+
+  it("the library's own correction is not a turn boundary; no user turn is turn 0", () => {
+    const corpus = corpusOf(HISTORY.slice(0, 4));
+    const flagged = corpus.evidenceOf('bad answer 9999', {}, 1);
+    corpus.push({ role: 'assistant', text: flagged.correction[0].content });
+    corpus.push({ role: 'user', text: flagged.correction[1].content });
+    assert.equal(corpus.evidenceOf('41200', {}, 1).grounding.currentTurn, 1);
+    assert.equal(corpusOf([HISTORY[2]]).evidenceOf('41200', {}, 1).grounding.currentTurn, 0);
+  });
+
+  it('the sentences say what the run read, not what this turn read', () => {
+    const judged = corpusOf(HISTORY).evidenceOf('0xef0101', {}, 1);
+    assert.match(judged.correction[1].content, /appear in NO tool result this run read/);
+    for (const sentence of [judged.correction[1].content, judged.warning]) assert.doesNotMatch(sentence, /from this turn/);
+    assert.match(judged.warning, /noticePriorTurnEvidence/);
+    assert.match(judged.warning, /live window/);
+  });
+});
+
 describe('one corpus per conversation, judged at once', () => {
   it('eight conversations interleaved on eight corpora answer as each alone', () => {
     const conversations = Array.from({ length: 8 }, (_, i) => ({

@@ -150,6 +150,10 @@ pub struct ClaimIndex {
     tools: VecDeque<u64>,
     /// The units the table holds, for the corpus's memory count.
     form_units: usize,
+    /// Look-up work (forms hashed, boundaries compared), counted in tests
+    /// only, for the growth rows.
+    #[cfg(test)]
+    pub(crate) work: std::cell::Cell<u64>,
 }
 
 /// Where one value was found, by the index's lights.
@@ -266,7 +270,11 @@ impl ClaimIndex {
     /// was found; `also_supplied` says whether a text the judgement was
     /// handed besides the corpus supplies a spelling.
     pub fn find(&self, forms: &[&[u16]], also_supplied: impl Fn(&[u16]) -> bool) -> Found {
-        let record = |form: &[u16]| self.numbers.get(form).map(|&number| &self.forms[number as usize]);
+        let record = |form: &[u16]| {
+            #[cfg(test)]
+            self.work.set(self.work.get() + 1);
+            self.numbers.get(form).map(|&number| &self.forms[number as usize])
+        };
         if forms.iter().any(|form| record(form).is_some_and(|r| r.supplied > 0) || also_supplied(form)) {
             return Found::Supplied;
         }
@@ -282,7 +290,11 @@ impl ClaimIndex {
     /// The window-relative turn of the entry `id`: how many in-window
     /// boundaries precede it.
     fn turn_of(&self, id: u64) -> u32 {
-        self.boundaries.partition_point(|&boundary| boundary < id) as u32
+        self.boundaries.partition_point(|&boundary| {
+            #[cfg(test)]
+            self.work.set(self.work.get() + 1);
+            boundary < id
+        }) as u32
     }
 
     /// The turn in progress: the in-window boundaries (0: none).

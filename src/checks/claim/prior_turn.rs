@@ -109,3 +109,74 @@ pub fn prior_turn_evidence_of(reading: &Grounding, epoch: f64) -> PriorTurnEvide
         }],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! agentfootprint's `test/integrity/priorTurnEvidence.test.ts`, its unit
+    //! and negative cases, as readings and what they earn.
+    use super::*;
+
+    const FIELD_CASE: Grounding = Grounding {
+        from_this_turn: 0,
+        from_prior_turns: 3,
+        latest_prior_turn: Some(1),
+        current_turn: 3,
+        tool_results_this_turn: 0,
+    };
+
+    fn message(reading: &Grounding) -> String {
+        String::from_utf16(&prior_turn_evidence_of(reading, 2.0).findings[0].message).unwrap()
+    }
+
+    #[test]
+    fn readings_table() {
+        let cases: [(&str, Grounding, Disposition, usize); 6] = [
+            ("the field case", FIELD_CASE, Disposition::CheckedFail, 1),
+            (
+                "the neutralize-proof: every form read as this turn's",
+                Grounding { from_this_turn: 3, from_prior_turns: 0, latest_prior_turn: None, ..FIELD_CASE },
+                Disposition::CheckedPass,
+                0,
+            ),
+            (
+                "one value from this turn is enough",
+                Grounding { from_this_turn: 1, from_prior_turns: 2, tool_results_this_turn: 1, ..FIELD_CASE },
+                Disposition::CheckedPass,
+                0,
+            ),
+            (
+                "a turn that did fetch",
+                Grounding { tool_results_this_turn: 2, ..FIELD_CASE },
+                Disposition::CheckedFail,
+                1,
+            ),
+            ("no boundary", Grounding { current_turn: 0, ..FIELD_CASE }, Disposition::Unreachable, 0),
+            (
+                "no grounded value",
+                Grounding { from_this_turn: 0, from_prior_turns: 0, latest_prior_turn: None, ..FIELD_CASE },
+                Disposition::Unreachable,
+                0,
+            ),
+        ];
+        for (name, reading, disposition, findings) in cases {
+            let out = prior_turn_evidence_of(&reading, 2.0);
+            assert_eq!((out.disposition, out.findings.len()), (disposition, findings), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_message_names_the_count_the_turn_and_the_distance() {
+        let said = message(&FIELD_CASE);
+        for part in
+            ["3 value(s)", "turn 1", "at least 2 turn(s)", "called no tool and served no result", CEILING]
+        {
+            assert!(said.contains(part), "{part}");
+        }
+        let fetched = message(&Grounding { tool_results_this_turn: 2, ..FIELD_CASE });
+        assert!(fetched.contains("served 2 tool result(s)") && !fetched.contains("called no tool"));
+        let finding = &prior_turn_evidence_of(&FIELD_CASE, 2.0).findings[0];
+        assert!(finding.advisory);
+        assert_eq!((finding.kind, finding.seam), ("prior-turn-evidence", Seam::Claim));
+        assert_eq!(finding.witnesses[2].value, WitnessValue::Number(0.0));
+    }
+}

@@ -223,3 +223,61 @@ fn turns_are_counted_in_the_window() {
     assert_eq!(corpus.claim_index().current_turn(), 1);
     assert_eq!(corpus.claim_index().tool_results_this_turn(), 1);
 }
+
+/// Work, not time: judging one answer costs its values, not the history.
+/// A run of `steps` questions, each answered by a 2-20 KB JSON result.
+#[test]
+fn judging_costs_the_same_at_step_300_as_at_step_30() {
+    use crate::checks::claim::extract::ValueRules;
+    use crate::checks::claim::judge::{evidence_of, Judging};
+    let answer = units(&"srv-12 has id 4012, wwn 21:00:00:24:ff:4a:12:12 and peer fc9/9. ".repeat(200));
+    let work_at = |steps: usize| {
+        let mut corpus = RunCorpus::new();
+        for step in 0..steps {
+            corpus.push(Role::User, None, &units(&format!("question {step}")));
+            let rows: Vec<String> = (0..(20 + step % 200))
+                .map(|i| {
+                    format!(
+                        r#"{{"id":{},"name":"srv-{}","up":true,"wwn":"21:00:00:24:ff:4a:12:{}"}}"#,
+                        4000 + i,
+                        i,
+                        i % 99
+                    )
+                })
+                .collect();
+            corpus.push(Role::Tool, Some(&units("rows")), &units(&format!("[{}]", rows.join(","))));
+        }
+        let index = corpus.claim_index();
+        index.work.set(0);
+        let judged = evidence_of(
+            index,
+            &answer,
+            &ValueRules::default(),
+            Judging { notice_prior_turn: true, ..Judging::default() },
+        );
+        assert_eq!(judged.verdict.candidates, 4, "srv-12, 4012, the wwn, fc9/9");
+        index.work.get()
+    };
+    let (at_30, at_300) = (work_at(30), work_at(300));
+    // Each value's spellings are hashed once; the turn of its newest result
+    // is a binary search over the window's user turns: log steps, no more.
+    assert!(at_30 > 0 && at_300 <= at_30 + 4 * 4, "{at_30} at step 30, {at_300} at step 300");
+}
+
+/// Pushing a result costs its length, for the worst shapes a result takes.
+#[test]
+fn worst_results_index_in_one_pass() {
+    let tiny = format!("[{}]", vec!["1"; 200_000].join(","));
+    let escapes = format!(
+        r#"{{"k":"{}"}}"#,
+        r"A
+\"
+        .repeat(100_000)
+    );
+    let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    for text in [tiny, escapes, deep] {
+        let mut corpus = RunCorpus::new();
+        corpus.push(Role::Tool, None, &units(&text));
+        assert_eq!(corpus.claim_index().tool_results(), 1);
+    }
+}
