@@ -235,8 +235,13 @@ export type SpecialTokens = ReadonlyArray<ScaffoldSpan | ScaffoldToken | Scaffol
  * before it is evicted too; each tool name once. `clear()` frees it all.
  */
 export declare class RunCorpus {
-  /** An empty corpus, for one run. */
-  constructor()
+  /**
+   * An empty corpus, for one run. `{ evidence: false }`: the corpus keeps
+   * no claim index, so a push costs the claim seam nothing and
+   * `evidenceOf` refuses (for a run whose answers are never judged).
+   * Throws a `TypeError` naming the option when it is not a boolean.
+   */
+  constructor(options?: { readonly evidence?: boolean | undefined })
   /**
    * Appends one message as it enters the history and returns its id: 0
    * for the first, one more for each push after, never reused (`clear`

@@ -12,14 +12,14 @@
 // is built on, are not among them.
 
 const native = require('./native.cjs');
-const { RunCorpus } = require('./guard/corpus.cjs');
+const { RunCorpus, ProducedCorpus } = require('./guard/corpus.cjs');
 const { ScaffoldingFilter, FilterPlan, ScaffoldRegistry } = require('./filter/scaffolding-filter.cjs');
 const ledger = require('./guard/ledger.cjs');
 const { declaredEnumValuesOf } = require('./guard/enums.cjs');
 
 exports.__napiBindingTarget = native.__napiBindingTarget;
 exports.RunCorpus = RunCorpus;
-exports.ProducedCorpus = RunCorpus;
+exports.ProducedCorpus = ProducedCorpus;
 exports.ScaffoldingFilter = ScaffoldingFilter;
 exports.FilterPlan = FilterPlan;
 exports.ScaffoldRegistry = ScaffoldRegistry;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { RunCorpus, contextErrorIdentity } = require('seamguard');
+const { ProducedCorpus, RunCorpus, contextErrorIdentity, readLookupResult } = require('seamguard');
 
 const FRAME =
   '[evidence check — the answer above states values that appear in NO tool result this run read, so they were not read from the data. ' +
@@ -324,5 +324,36 @@ describe('bad input', () => {
     assert.throws(() => corpus.evidenceOf('a', { revised: 'yes' }, 1), { name: 'TypeError', message: /options\.revised/ });
     assert.throws(() => corpus.evidenceOf('a', { systemPrompt: 7 }, 1), { name: 'TypeError', message: /options\.systemPrompt/ });
     assert.throws(() => corpus.evidenceOf('a', { minDigits: 0 }, 1), { name: 'RangeError', message: /RunCorpus\.evidenceOf: options\.minDigits/ });
+  });
+});
+
+describe('a corpus without the claim index', () => {
+  const served = (corpus) => {
+    corpus.push({ role: 'user', text: 'Which port?' });
+    corpus.push({ toolName: 'ports', text: '{"port": 8413}' });
+    return corpus;
+  };
+  it('new RunCorpus({ evidence: false }) and a ProducedCorpus answer every other method, and refuse to judge an answer', () => {
+    const lookup = { toolName: 'port_for_device', toolCallId: 'call-1', args: { port: '8413' }, argumentsFrom: ['ports'], reading: readLookupResult([], false) };
+    const expected = served(new RunCorpus()).emptyLookupOf(lookup, 1);
+    assert.equal(expected.disposition, 'checked-fail');
+    for (const corpus of [served(new RunCorpus({ evidence: false })), served(new ProducedCorpus())]) {
+      assert.equal(corpus.length, 2);
+      assert.deepEqual(corpus.emptyLookupOf(lookup, 1), expected);
+      assert.throws(() => corpus.evidenceOf('port 9443', {}, 1), { message: /RunCorpus\.evidenceOf: this corpus was made with \{ evidence: false \}/ });
+      corpus.clear();
+      served(corpus);
+      assert.throws(() => corpus.evidenceOf('port 9443', {}, 1), /keeps no claim index/, 'a clear keeps the choice');
+    }
+  });
+  it('a RunCorpus by default, and a ProducedCorpus asked for it, judge', () => {
+    for (const corpus of [served(new RunCorpus()), served(new RunCorpus({ evidence: true })), served(new ProducedCorpus({ evidence: true }))]) {
+      assert.deepEqual(corpus.evidenceOf('port 9443, not 8413', {}, 1).unsupported, [{ value: '9443', shape: 'number' }]);
+    }
+  });
+  it('names a bad option', () => {
+    assert.throws(() => new RunCorpus({ evidence: 'no' }), { name: 'TypeError', message: /new RunCorpus: options\.evidence/ });
+    assert.throws(() => new RunCorpus(7), { name: 'TypeError', message: /new RunCorpus: options/ });
+    assert.ok(new ProducedCorpus() instanceof RunCorpus);
   });
 });

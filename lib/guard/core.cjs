@@ -153,7 +153,9 @@ class Run {
   constructor(guard, id) {
     this.guard = guard;
     this.id = id;
-    this.corpus = new native.RunCorpus();
+    // Without the claim seam the corpus keeps no claim index: a push then
+    // costs what it did before the seam existed.
+    this.corpus = new native.RunCorpus(guard.claim === undefined ? { evidence: false } : undefined);
     // What `Runs` keeps to find this run again: see runs.cjs.
     this.state = 'new';
     this.frontier = undefined;

@@ -80,6 +80,9 @@ pub struct RunCorpus {
     kept: usize,
     /// The claim seam's forms of the in-window entries.
     claim: ClaimIndex,
+    /// Made without the claim index ([`Self::without_claims`]): a push
+    /// costs the claim seam nothing, and no answer can be judged.
+    no_claims: bool,
 }
 
 /// A corpus of tool results only, never evicted: what `ProducedCorpus` is.
@@ -148,6 +151,19 @@ impl RunCorpus {
         Self::default()
     }
 
+    /// A corpus that keeps no claim index: for a run whose answers are
+    /// never judged (a guard without the claim seam, a produced corpus),
+    /// indexing every text's values would be most of a push's cost.
+    pub fn without_claims() -> Self {
+        Self { no_claims: true, ..Self::default() }
+    }
+
+    /// Whether the corpus keeps the claim index, so that an answer can be
+    /// judged against it.
+    pub fn keeps_claims(&self) -> bool {
+        !self.no_claims
+    }
+
     fn tool(&mut self, name: &[u16]) -> usize {
         if let Some(&tool) = self.tool_index.get(name) {
             return tool;
@@ -178,7 +194,7 @@ impl RunCorpus {
             Role::Assistant => Author::Model,
             Role::Tool => Author::Tool,
         };
-        let claim = self.claim.push(self.next_id(), author, text);
+        let claim = if self.no_claims { Indexed::default() } else { self.claim.push(self.next_id(), author, text) };
         self.kept += kept.heap_bytes()
             + claim.heap_bytes()
             + std::mem::size_of::<Entry>()
@@ -250,7 +266,7 @@ impl RunCorpus {
     /// frees what they took. Ids keep counting.
     pub fn clear(&mut self) {
         let first_id = self.next_id();
-        *self = Self { first_id, ..Self::default() };
+        *self = Self { first_id, no_claims: self.no_claims, ..Self::default() };
     }
 
     /// Entries pushed since the last clear, evicted ones included.

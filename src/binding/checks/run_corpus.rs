@@ -235,11 +235,32 @@ impl ObjectFinalize for RunCorpus {
 
 #[napi]
 impl RunCorpus {
-    /// An empty corpus, for one run.
-    #[napi(constructor, catch_unwind)]
+    /// An empty corpus, for one run. `{ evidence: false }`: the corpus keeps
+    /// no claim index, so a push costs the claim seam nothing and
+    /// `evidenceOf` refuses (for a run whose answers are never judged).
+    /// Throws a `TypeError` naming the option when it is not a boolean.
+    #[napi(constructor, catch_unwind, ts_args_type = "options?: { readonly evidence?: boolean | undefined }")]
     #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        RunCorpus { inner: corpus::RunCorpus::new(), reported: 0 }
+    pub fn new(env: &Env, options: Option<Unknown>) -> Result<Self> {
+        let js = Js::new(env);
+        let mut evidence = true;
+        if let Some(options) = options {
+            let options = options.raw();
+            match js.type_of(options)? {
+                ValueType::Undefined => {}
+                ValueType::Object => {
+                    let value = js.get(options, c"evidence")?;
+                    match js.type_of(value)? {
+                        ValueType::Undefined => {}
+                        ValueType::Boolean => evidence = js.bool(value)?,
+                        _ => return Err(js.wrong_type("new RunCorpus: options.evidence", "a boolean or undefined", value)),
+                    }
+                }
+                _ => return Err(js.wrong_type("new RunCorpus: options", "an object or undefined", options)),
+            }
+        }
+        let inner = if evidence { corpus::RunCorpus::new() } else { corpus::RunCorpus::without_claims() };
+        Ok(RunCorpus { inner, reported: 0 })
     }
 
     /// Appends one message as it enters the history and returns its id: 0
@@ -529,6 +550,12 @@ impl RunCorpus {
         let answer = answer.raw();
         if js.type_of(answer)? != ValueType::String {
             return Err(js.wrong_type(&format!("{who}: answer"), "a string", answer));
+        }
+        if !self.inner.keeps_claims() {
+            return Err(napi::Error::new(
+                napi::Status::InvalidArg,
+                format!("{who}: this corpus was made with {{ evidence: false }} and keeps no claim index; make it with new RunCorpus() to judge answers"),
+            ));
         }
         let answer = js.utf16(answer)?;
         let rules = read_value_options(js, options.raw(), who)?;
