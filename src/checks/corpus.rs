@@ -194,7 +194,8 @@ impl RunCorpus {
             Role::Assistant => Author::Model,
             Role::Tool => Author::Tool,
         };
-        let claim = if self.no_claims { Indexed::default() } else { self.claim.push(self.next_id(), author, text) };
+        let claim =
+            if self.no_claims { Indexed::default() } else { self.claim.push(self.next_id(), author, text) };
         self.kept += kept.heap_bytes()
             + claim.heap_bytes()
             + std::mem::size_of::<Entry>()

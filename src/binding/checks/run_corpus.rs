@@ -253,7 +253,13 @@ impl RunCorpus {
                     match js.type_of(value)? {
                         ValueType::Undefined => {}
                         ValueType::Boolean => evidence = js.bool(value)?,
-                        _ => return Err(js.wrong_type("new RunCorpus: options.evidence", "a boolean or undefined", value)),
+                        _ => {
+                            return Err(js.wrong_type(
+                                "new RunCorpus: options.evidence",
+                                "a boolean or undefined",
+                                value,
+                            ))
+                        }
                     }
                 }
                 _ => return Err(js.wrong_type("new RunCorpus: options", "an object or undefined", options)),
