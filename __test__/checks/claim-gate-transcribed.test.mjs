@@ -11,7 +11,7 @@
 //
 // Not transcribed, with the reason:
 //
-// names-and-numbers-from-evidence.test.ts (transcribed 12, skipped 11)
+// names-and-numbers-from-evidence.test.ts (transcribed 12, skipped 12)
 //   - "never loops — assist mounts no branch", "is ONE more ordinary turn",
 //     "the guard branch loops in the GROUPED chart too" (its routing part),
 //     "spends the revision AT MOST once per turn", "keeps the rejected draft
@@ -29,7 +29,7 @@
 //     machinery; seamguard's gate runs only when evidenceOf is called.
 // evidence-looked-up.test.ts (transcribed 6, skipped 1)
 //   - "BYTE LAW — no gate, no evidence_checked": agentfootprint's event stream.
-// evidence-carried-by.test.ts (transcribed 5, skipped 4)
+// evidence-carried-by.test.ts (transcribed 5, skipped 5)
 //   - "counts per result, and how many only that result carried", "a result
 //     that carried none of the values is not listed": the carriedBy list is
 //     not part of seamguard's judgement (the verdicts of the same corpus are
@@ -38,7 +38,7 @@
 //     than the index keeps": seamguard's index has no ceiling
 //     (evidenceTruncated is always false).
 //   - "no gate → no evidence_checked at all": the event stream.
-// evidence/summary-exemption.test.ts (transcribed 3, skipped 10)
+// evidence/summary-exemption.test.ts (transcribed 3, skipped 11)
 //   - "the audit probe", "an answer that repeats an invented summary value is
 //     flagged", "a frame without lineage exempts nothing", the three lineage
 //     tests, "the lineage never reaches a provider", and the folding-agent
