@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 
 import { AIMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
-import { MemorySaver } from '@langchain/langgraph';
+import { MemorySaver } from '@langchain/langgraph-checkpoint';
 import { createAgent, tool } from 'langchain';
 import { createGuard } from 'seamguard/langchain';
 
