@@ -45,6 +45,24 @@ async function ask(agent, mode, question, thread) {
 
 const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
 
+/**
+ * How one turn went, by the prompts the model got: those before the guard's
+ * one retry, and those after it (they carry Mastra's retry feedback, the
+ * correction in it). Mastra 1.63 retries the whole turn (the tool is asked
+ * again), later versions only the step that answered; either way the guard
+ * asks one retry, so no prompt carries the feedback twice.
+ */
+function retriesOf(prompts) {
+  const feedback = (prompt) => plainAiSdkPrompt(prompt).filter((message) => message.text.includes('[Processor Feedback]')).length;
+  const after = prompts.filter((prompt) => feedback(prompt) > 0);
+  return {
+    before: prompts.length - after.length,
+    after: after.length,
+    once: prompts.every((prompt) => feedback(prompt) <= 1),
+    corrected: after.every((prompt) => plainAiSdkPrompt(prompt).some((message) => message.text.includes('[evidence check'))),
+  };
+}
+
 for (const sdk of majors) {
   for (const mode of ['generate', 'stream']) {
     describe(`Mastra, AI SDK ${sdk.major} model, ${mode}: the claim seam's field cases`, { skip }, () => {
@@ -85,8 +103,9 @@ for (const sdk of majors) {
         const guard = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 1 });
         const { text } = await ask(agentOf(model, guard), mode, CASES.revision.question, 't1');
         assert.equal(text, CASES.revision.revised);
-        assert.equal(prompts.length, 3);
-        assert.ok(plainAiSdkPrompt(prompts[2]).some((message) => message.text.includes('[evidence check')));
+        const retries = retriesOf(prompts);
+        assert.equal(retries.before, 2);
+        assert.ok(retries.after >= 1 && retries.after <= 2 && retries.once && retries.corrected, JSON.stringify(retries));
         assert.deepEqual(guard.findings, []);
       });
 
@@ -105,7 +124,9 @@ for (const sdk of majors) {
         const guard = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 1 });
         const { text } = await ask(agentOf(model, guard), mode, CASES.stubborn.question, 't1');
         assert.equal(text, CASES.stubborn.revised);
-        assert.equal(prompts.length, 3);
+        const retries = retriesOf(prompts);
+        assert.equal(retries.before, 2);
+        assert.ok(retries.after >= 1 && retries.after <= 2 && retries.once && retries.corrected, JSON.stringify(retries));
         assert.deepEqual(flaggedValues(guard.findings), ['9444']);
       });
     });
@@ -133,8 +154,10 @@ for (const sdk of majors) {
         for (const [i, c] of CONCURRENT.entries()) {
           const invented = c.unsupported.length > 0;
           assert.equal(answers[i].text, posture === 'guard' && invented ? c.revised : c.first);
-          const asked = prompts.filter((prompt) => plainAiSdkPrompt(prompt).some((message) => message.role === 'user' && message.text.includes(c.question)));
-          assert.equal(asked.length, posture === 'guard' && invented ? 3 : 2);
+          const asked = retriesOf(prompts.filter((prompt) => plainAiSdkPrompt(prompt).some((message) => message.role === 'user' && message.text.includes(c.question))));
+          assert.equal(asked.before, 2);
+          if (posture === 'guard' && invented) assert.ok(asked.after >= 1 && asked.after <= 2 && asked.once && asked.corrected, JSON.stringify(asked));
+          else assert.equal(asked.after, 0);
           assert.deepEqual(flaggedValues(guard.run(`thread-${i}`)?.findings ?? []), posture === 'assist' ? c.unsupported : []);
         }
       });
