@@ -8,6 +8,7 @@
 const { Guard, MESSAGE_KINDS, withRunMembers } = require('../../guard/core.cjs');
 const { offeredTools, functionTools } = require('../../guard/tools.cjs');
 const { valueOfText } = require('../../guard/text.cjs');
+const { readableOf } = require('./readable.cjs');
 const { specificationVersion } = require('./version.cjs');
 
 /**
@@ -342,22 +343,7 @@ function heldStream(calls, call, first, params, model, guard) {
     }
     if (!judged) calls.answered(call, second.content, revision);
   }
-  const iterator = parts();
-  return new ReadableStream({
-    async pull(controller) {
-      try {
-        const { value, done } = await iterator.next();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        guard.report(error);
-        controller.error(error);
-      }
-    },
-    async cancel() {
-      await iterator.return();
-    },
-  });
+  return readableOf(parts(), (error) => guard.report(error));
 }
 
 /**

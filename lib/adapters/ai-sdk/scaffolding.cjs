@@ -25,6 +25,7 @@ const { streamPlan } = require('../../guard/core.cjs');
 const { healCalls } = require('../../guard/heal.cjs');
 const { callTrace } = require('../../guard/telemetry.cjs');
 const { filterTools, functionTools, offeredTools, sayLeftOut } = require('../../guard/tools.cjs');
+const { readableOf } = require('./readable.cjs');
 const { specificationVersion } = require('./version.cjs');
 
 /** What a stripped span is cut to in an `onRecover` event. */
@@ -371,21 +372,7 @@ function recoveringStream(first, doStream, params, settings, trace) {
     }
     report();
   }
-  const iterator = rounds();
-  return new ReadableStream({
-    async pull(controller) {
-      try {
-        const { value, done } = await iterator.next();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        controller.error(error);
-      }
-    },
-    async cancel() {
-      await iterator.return();
-    },
-  });
+  return readableOf(rounds());
 }
 
 function scaffoldingMiddleware(options) {
