@@ -107,7 +107,7 @@ pub fn answer_values_of<'env>(env: &'env Env, answer: Unknown, options: Unknown)
     let mut items = Vec::with_capacity(values.len());
     for found in &values {
         let value = js.string(&found.value)?;
-        let shape = js.string(&rules.shape_name(&found.shape))?;
+        let shape = js.string(rules.shape_name(&found.shape))?;
         items.push(match &found.token {
             Some(token) => {
                 js.object(&[(c"value", value), (c"shape", shape), (c"token", js.string(token)?)])?

@@ -553,9 +553,9 @@ impl RunCorpus {
     ) -> Result<Unknown<'env>> {
         let js = Js::new(env);
         let who = "RunCorpus.evidenceOf";
-        let answer = answer.raw();
-        if js.type_of(answer)? != ValueType::String {
-            return Err(js.wrong_type(&format!("{who}: answer"), "a string", answer));
+        let given = answer.raw();
+        if js.type_of(given)? != ValueType::String {
+            return Err(js.wrong_type(&format!("{who}: answer"), "a string", given));
         }
         if !self.inner.keeps_claims() {
             return Err(napi::Error::new(
@@ -563,7 +563,7 @@ impl RunCorpus {
                 format!("{who}: this corpus was made with {{ evidence: false }} and keeps no claim index; make it with new RunCorpus() to judge answers"),
             ));
         }
-        let answer = js.utf16(answer)?;
+        let answer = js.utf16(given)?;
         let rules = read_value_options(js, options.raw(), who)?;
         let epoch = read_epoch(js, who, epoch.raw())?;
         let (prompt, judging) = Self::read_judging(js, who, options.raw(), epoch)?;
@@ -607,12 +607,11 @@ impl RunCorpus {
                 ])?,
             ));
         }
-        if let Some([failed, frame]) = &judged.correction {
-            let message = |role: &str, content: &[u16]| {
-                js.object(&[(c"role", js.str(role)?), (c"content", js.string(content)?)])
-            };
-            judgement
-                .push((c"correction", js.array(&[message("assistant", failed)?, message("user", frame)?])?));
+        if let Some(frame) = &judged.correction {
+            // The failed answer goes back as the string it came in as.
+            let failed = js.object(&[(c"role", js.str("assistant")?), (c"content", given)])?;
+            let frame = js.object(&[(c"role", js.str("user")?), (c"content", js.string(frame)?)])?;
+            judgement.push((c"correction", js.array(&[failed, frame])?));
         }
         if let Some(warning) = &judged.warning {
             judgement.push((c"warning", js.string(warning)?));

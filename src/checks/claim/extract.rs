@@ -28,10 +28,12 @@
 //! each declared shape and exempt pattern run once over each token.
 
 use std::borrow::Cow;
+use std::collections::hash_map::RandomState;
 use std::collections::HashSet;
+use std::hash::BuildHasher;
 
 use super::figures::figure_numbers_counted;
-use super::normalize::{count_digits, lookup_forms, normalize_token, tokenize};
+use super::normalize::{count_digits, lookup_forms, normalize_token, tokenize_where};
 use super::Work;
 use crate::checks::text::js_string;
 use crate::filter::regex::Dfa;
@@ -108,6 +110,13 @@ pub struct ValueRules {
     shapes: Vec<(Vec<u16>, Dfa)>,
     min_digits: usize,
     figures: bool,
+    /// The labels of [`Shape::Number`], [`Shape::Identifier`] and
+    /// [`Shape::Figure`], spelt once.
+    labels: [Vec<u16>; 3],
+}
+
+fn builtin_labels() -> [Vec<u16>; 3] {
+    ["number", "identifier", "figure"].map(js_string::units)
 }
 
 impl Default for ValueRules {
@@ -118,6 +127,7 @@ impl Default for ValueRules {
             shapes: Vec::new(),
             min_digits: 4,
             figures: false,
+            labels: builtin_labels(),
         }
     }
 }
@@ -178,16 +188,17 @@ impl ValueRules {
             shapes,
             min_digits: min as usize,
             figures: options.figures,
+            labels: builtin_labels(),
         })
     }
 
     /// The label of `shape`, as answerValuesOf spells it.
-    pub fn shape_name(&self, shape: &Shape) -> Vec<u16> {
+    pub fn shape_name(&self, shape: &Shape) -> &[u16] {
         match shape {
-            Shape::Number => js_string::units("number"),
-            Shape::Identifier => js_string::units("identifier"),
-            Shape::Figure => js_string::units("figure"),
-            Shape::Declared(index) => self.shapes[*index].0.clone(),
+            Shape::Number => &self.labels[0],
+            Shape::Identifier => &self.labels[1],
+            Shape::Figure => &self.labels[2],
+            Shape::Declared(index) => &self.shapes[*index].0,
         }
     }
 
@@ -332,14 +343,15 @@ pub fn answer_values(answer: &[u16], rules: &ValueRules) -> Vec<AnswerValue> {
 pub(crate) fn answer_values_counted(answer: &[u16], rules: &ValueRules, work: &Work) -> Vec<AnswerValue> {
     work.add(answer.len());
     let figures = rules.figures.then(|| figure_numbers_counted(answer, work));
-    let mut seen: HashSet<Vec<u16>> = HashSet::new();
-    let mut out = Vec::new();
+    let mut seen = Distinct::new();
+    let mut out: Vec<AnswerValue> = Vec::new();
     let passes = 6 + rules.exempt_patterns.len() + rules.shapes.len();
-    tokenize(answer, |token| {
+    // With no declared shape a value holds a digit, and normalizing adds
+    // none: a piece without one is passed over unread.
+    tokenize_where(answer, rules.shapes.is_empty(), |token| {
         work.add(token.len() * passes);
         if let Some((value, shape, glued)) = rules.reading(token, figures.as_ref()) {
-            if !seen.contains(value.as_ref()) {
-                seen.insert(value.to_vec());
+            if seen.first(&value, &out) {
                 out.push(AnswerValue {
                     value: value.into_owned(),
                     shape,
@@ -351,11 +363,71 @@ pub(crate) fn answer_values_counted(answer: &[u16], rules: &ValueRules, work: &W
     out
 }
 
+/// The values an answer has asserted so far, found by spelling: an
+/// open-addressed table of their places in the answer's list, so that a
+/// token is hashed once and a repeated value copies nothing. The hash is
+/// the process's keyed one, as `HashSet`'s: an answer cannot be written
+/// to collide.
+struct Distinct {
+    hasher: RandomState,
+    /// (hash, place in the list); `EMPTY` marks a free slot.
+    slots: Vec<(u64, u32)>,
+    used: usize,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl Distinct {
+    fn new() -> Self {
+        Distinct { hasher: RandomState::new(), slots: vec![(0, EMPTY); 64], used: 0 }
+    }
+
+    /// Whether `value` is new to `listed`; if it is, it is taken to be
+    /// pushed next (at `listed.len()`).
+    fn first(&mut self, value: &[u16], listed: &[AnswerValue]) -> bool {
+        let hash = self.hasher.hash_one(value);
+        let mask = self.slots.len() - 1;
+        let mut at = hash as usize & mask;
+        loop {
+            let (held, place) = self.slots[at];
+            if place == EMPTY {
+                break;
+            }
+            if held == hash && listed[place as usize].value == value {
+                return false;
+            }
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = (hash, listed.len() as u32);
+        self.used += 1;
+        if self.used * 2 > self.slots.len() {
+            self.grow();
+        }
+        true
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::replace(&mut self.slots, vec![(0, EMPTY); 0]);
+        self.slots = vec![(0, EMPTY); old.len() * 2];
+        let mask = self.slots.len() - 1;
+        for (hash, place) in old.into_iter().filter(|&(_, place)| place != EMPTY) {
+            let mut at = hash as usize & mask;
+            while self.slots[at].1 != EMPTY {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = (hash, place);
+        }
+    }
+}
+
 /// The spellings a value is looked up under: its value's forms, then its
 /// glued token's, distinct (agentfootprint's `candidateForms`). The lookup
 /// widens; the index of what tools returned never does.
-pub fn candidate_forms(value: &AnswerValue) -> Vec<&[u16]> {
-    let mut forms: Vec<&[u16]> = lookup_forms(&value.value).collect();
+pub fn candidate_forms(value: &AnswerValue) -> Forms<'_> {
+    let mut forms = Forms { held: [&[]; 4], len: 0 };
+    for form in lookup_forms(&value.value) {
+        forms.push(form);
+    }
     if let Some(token) = &value.token {
         for form in lookup_forms(token) {
             if !forms.contains(&form) {
@@ -364,6 +436,29 @@ pub fn candidate_forms(value: &AnswerValue) -> Vec<&[u16]> {
         }
     }
     forms
+}
+
+/// A value's spellings: at most two of its own and two of its glued
+/// token's, held without an allocation (one judgement reads thousands).
+#[derive(Clone, Copy, Debug)]
+pub struct Forms<'v> {
+    held: [&'v [u16]; 4],
+    len: usize,
+}
+
+impl<'v> Forms<'v> {
+    fn push(&mut self, form: &'v [u16]) {
+        self.held[self.len] = form;
+        self.len += 1;
+    }
+}
+
+impl<'v> std::ops::Deref for Forms<'v> {
+    type Target = [&'v [u16]];
+
+    fn deref(&self) -> &Self::Target {
+        &self.held[..self.len]
+    }
 }
 
 #[cfg(test)]

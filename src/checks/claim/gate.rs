@@ -19,6 +19,7 @@
 //! `[seamguard]` where it names itself; the correction keeps its opening
 //! `[evidence check`, which the index recognises ([`super::index`]).
 
+use super::extract::Forms;
 use super::index::{ClaimIndex, Found};
 use crate::checks::finding::{fill, Assertion, ContextError, Disposition, Seam, SubjectRef};
 use crate::checks::text::js_string::{push_str, units};
@@ -33,8 +34,8 @@ const MAX_VALUE_UNITS: usize = 64;
 /// name, and the spellings it is looked up under.
 pub struct Candidate<'c> {
     pub value: &'c [u16],
-    pub shape: Vec<u16>,
-    pub forms: Vec<&'c [u16]>,
+    pub shape: &'c [u16],
+    pub forms: Forms<'c>,
 }
 
 /// A value no tool result serves and nobody supplied.
@@ -99,7 +100,7 @@ pub fn check_answer<'c>(
             Found::Supplied => {}
             Found::Unsupported => verdict
                 .unsupported
-                .push(UnsupportedValue { value: clip(candidate.value), shape: candidate.shape }),
+                .push(UnsupportedValue { value: clip(candidate.value), shape: candidate.shape.to_vec() }),
             Found::Served { turn } if turn >= current_turn => grounding.from_this_turn += 1,
             Found::Served { turn } => {
                 grounding.from_prior_turns += 1;
@@ -182,13 +183,13 @@ pub fn answer_subject() -> SubjectRef {
     SubjectRef { kind: "answer", id: units("final") }
 }
 
-/// The two messages a 'guard' revision adds: the failed answer, then the
-/// correction naming its unsupported values.
-pub fn correction(answer: &[u16], values: &[UnsupportedValue]) -> [Vec<u16>; 2] {
+/// The correction a 'guard' revision adds after the failed answer (the
+/// answer itself is the message before it), naming its unsupported values.
+pub fn correction(values: &[UnsupportedValue]) -> Vec<u16> {
     let mut frame = units(prose::FRAME);
     push_str(&mut frame, "\n\n");
     frame.extend(describe_values(values));
-    [answer.to_vec(), frame]
+    frame
 }
 
 /// The sentence an operator reads about a flagged answer; `revised` when it

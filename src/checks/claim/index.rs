@@ -270,17 +270,19 @@ impl ClaimIndex {
     /// was found; `also_supplied` says whether a text the judgement was
     /// handed besides the corpus supplies a spelling.
     pub fn find(&self, forms: &[&[u16]], also_supplied: impl Fn(&[u16]) -> bool) -> Found {
-        let record = |form: &[u16]| {
+        // Each spelling is looked up once: supplied under any spelling
+        // wins, else the newest serving entry of any spelling (its turn is
+        // the newest).
+        let mut newest = None;
+        for form in forms {
             #[cfg(test)]
             self.work.set(self.work.get() + 1);
-            self.numbers.get(form).map(|&number| &self.forms[number as usize])
-        };
-        if forms.iter().any(|form| record(form).is_some_and(|r| r.supplied > 0) || also_supplied(form)) {
-            return Found::Supplied;
+            let record = self.numbers.get(*form).map(|&number| &self.forms[number as usize]);
+            if record.is_some_and(|r| r.supplied > 0) || also_supplied(form) {
+                return Found::Supplied;
+            }
+            newest = newest.max(record.and_then(|r| r.served.back().copied()));
         }
-        // The newest serving entry of any spelling: its turn is the newest.
-        let newest =
-            forms.iter().filter_map(|form| record(form).and_then(|r| r.served.back().copied())).max();
         match newest {
             Some(id) => Found::Served { turn: self.turn_of(id) },
             None => Found::Unsupported,

@@ -31,9 +31,10 @@ pub struct Judgement {
     pub findings: Vec<ContextError>,
     pub disposition: Disposition,
     pub prior_turn: Option<PriorTurnEvidence>,
-    /// For an answer with unsupported values: the two messages of a
-    /// revision, and the sentence an operator reads.
-    pub correction: Option<[Vec<u16>; 2]>,
+    /// For an answer with unsupported values: the message a revision adds
+    /// after the answer (the answer is the message before it, as written),
+    /// and the sentence an operator reads.
+    pub correction: Option<Vec<u16>>,
     pub warning: Option<Vec<u16>>,
 }
 
@@ -61,7 +62,7 @@ pub fn evidence_of(
         prior_turn: judging
             .notice_prior_turn
             .then(|| prior_turn_evidence_of(&verdict.grounding, judging.epoch)),
-        correction: flagged.then(|| correction(answer, &verdict.unsupported)),
+        correction: flagged.then(|| correction(&verdict.unsupported)),
         warning: flagged.then(|| warning(&verdict.unsupported, judging.revised)),
         verdict,
     }

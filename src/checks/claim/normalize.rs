@@ -42,7 +42,7 @@ fn is_trailing_decoration(unit: u16) -> bool {
 /// Whether `unit` may sit inside a token: ASCII letters and digits and
 /// `: _ - / . , % + @ # $`. Everything else separates tokens, so a value in
 /// a markdown cell or in `**bold**` reads as the bare value.
-pub fn is_token_unit(unit: u16) -> bool {
+pub const fn is_token_unit(unit: u16) -> bool {
     match unit {
         0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A => true,
         _ => matches!(unit, 0x3A | 0x5F | 0x2D | 0x2F | 0x2E | 0x2C | 0x25 | 0x2B | 0x40 | 0x23 | 0x24),
@@ -192,24 +192,57 @@ pub fn normalize_token(raw: &[u16]) -> Vec<u16> {
 /// many tokens reuses one buffer.
 pub fn normalize_into(raw: &[u16], out: &mut Vec<u16>) {
     out.clear();
+    if raw.iter().all(|&unit| unit < 0x80) {
+        // ASCII (every token the tokenizer cuts): lowering changes no
+        // unit's class, so the trim and the decoration are cut from the
+        // raw units and only the core is lowered, into `out`, in one copy.
+        let core = undecorated(js_string::trim(raw));
+        if is_thousands(core) {
+            out.extend(core.iter().copied().filter(|&unit| unit != 0x2C));
+        } else {
+            out.extend(
+                core.iter().map(|&unit| if (0x41..=0x5A).contains(&unit) { unit | 0x20 } else { unit }),
+            );
+        }
+    } else {
+        lowered_core_into(raw, out);
+    }
+    respell_number(out);
+}
+
+/// The general reading's first steps (any UTF-16): lower-case the whole
+/// text, trim it, cut its decoration, drop thousands separators.
+fn lowered_core_into(raw: &[u16], out: &mut Vec<u16>) {
     let lowered = js_string::to_lower(raw);
-    let trimmed = js_string::trim(&lowered);
-    let start = trimmed.iter().position(|&unit| !is_leading_decoration(unit)).unwrap_or(trimmed.len());
-    let rest = &trimmed[start..];
-    let end = rest.iter().rposition(|&unit| !is_trailing_decoration(unit)).map_or(0, |at| at + 1);
-    let core = &rest[..end];
+    let core = undecorated(js_string::trim(&lowered));
     if is_thousands(core) {
         out.extend(core.iter().copied().filter(|&unit| unit != 0x2C));
     } else {
         out.extend_from_slice(core);
     }
+}
+
+/// Respells `out` in place when it is a plain number JavaScript would
+/// print otherwise.
+fn respell_number(out: &mut Vec<u16>) {
     if let Some((negative, integer, fraction)) = plain_number(out) {
-        if integer.len() + fraction.len() <= MAX_EXACT_DIGITS {
+        // A whole number without a leading zero is spelt as it is written
+        // (the common case, with no copy); `-0`, `007`, `1.50` are not.
+        let as_written = fraction.is_empty() && integer.first() != Some(&0x30);
+        if !as_written && integer.len() + fraction.len() <= MAX_EXACT_DIGITS {
             let spelt = js_number_spelling(negative, integer, fraction);
             out.clear();
             out.extend_from_slice(&spelt);
         }
     }
+}
+
+/// `units` without its leading and trailing decoration.
+fn undecorated(units: &[u16]) -> &[u16] {
+    let start = units.iter().position(|&unit| !is_leading_decoration(unit)).unwrap_or(units.len());
+    let rest = &units[start..];
+    let end = rest.iter().rposition(|&unit| !is_trailing_decoration(unit)).map_or(0, |at| at + 1);
+    &rest[..end]
 }
 
 /// The spellings under which one normalized value is looked up: itself,
@@ -230,40 +263,88 @@ pub fn lookup_forms(normalized: &[u16]) -> impl Iterator<Item = &[u16]> {
 /// with a digit on both sides is a thousands separator; any other comma
 /// separates two tokens (`fc1/3,fc1/4`). Matching is token-exact on both
 /// sides: a value that only occurs inside a longer token is not that token.
-pub fn tokenize(text: &[u16], mut each: impl FnMut(&[u16])) {
+pub fn tokenize(text: &[u16], each: impl FnMut(&[u16])) {
+    tokenize_where(text, false, each);
+}
+
+/// A token unit's class bits in [`CLASS`].
+const TOKEN: u8 = 1;
+const DIGIT: u8 = 2;
+const COMMA: u8 = 4;
+
+/// The class of each ASCII unit: [`is_token_unit`], digit, comma.
+static CLASS: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut unit = 0;
+    while unit < 128 {
+        if is_token_unit(unit as u16) {
+            table[unit] = TOKEN;
+        }
+        if unit >= 0x30 && unit <= 0x39 {
+            table[unit] |= DIGIT;
+        }
+        if unit == 0x2C {
+            table[unit] |= COMMA;
+        }
+        unit += 1;
+    }
+    table
+};
+
+fn class(unit: u16) -> u8 {
+    if unit < 128 {
+        CLASS[unit as usize]
+    } else {
+        0
+    }
+}
+
+/// [`tokenize`], normalizing and handing on, when `need_digit`, only the
+/// pieces holding an ASCII digit: normalizing adds none, so a caller that
+/// wants only tokens with a digit has the rest passed over unread.
+pub fn tokenize_where(text: &[u16], need_digit: bool, mut each: impl FnMut(&[u16])) {
     let mut buffer = Vec::new();
+    let mut emit = |piece: &[u16], digits: bool| {
+        if piece.is_empty() || (need_digit && !digits) {
+            return;
+        }
+        normalize_into(piece, &mut buffer);
+        if !buffer.is_empty() {
+            each(&buffer);
+        }
+    };
     let mut at = 0;
     while at < text.len() {
-        if !is_token_unit(text[at]) {
+        if class(text[at]) & TOKEN == 0 {
             at += 1;
             continue;
         }
         let start = at;
-        while at < text.len() && is_token_unit(text[at]) {
+        let mut seen = 0;
+        while at < text.len() {
+            let bits = class(text[at]);
+            if bits & TOKEN == 0 {
+                break;
+            }
+            seen |= bits;
             at += 1;
         }
         let rough = &text[start..at];
+        if seen & COMMA == 0 {
+            emit(rough, seen & DIGIT != 0);
+            continue;
+        }
         let mut piece = 0;
         for (index, &unit) in rough.iter().enumerate() {
             let thousands = index > 0
                 && is_digit(rough[index - 1])
                 && rough.get(index + 1).is_some_and(|&next| is_digit(next));
             if unit == 0x2C && !thousands {
-                emit(&rough[piece..index], &mut buffer, &mut each);
+                emit(&rough[piece..index], count_digits(&rough[piece..index]) > 0);
                 piece = index + 1;
             }
         }
-        emit(&rough[piece..], &mut buffer, &mut each);
-    }
-}
-
-fn emit(piece: &[u16], buffer: &mut Vec<u16>, each: &mut impl FnMut(&[u16])) {
-    if piece.is_empty() {
-        return;
-    }
-    normalize_into(piece, buffer);
-    if !buffer.is_empty() {
-        each(buffer);
+        emit(&rough[piece..], count_digits(&rough[piece..]) > 0);
     }
 }
 
@@ -373,6 +454,69 @@ mod tests {
             ("", vec![]),
         ] {
             assert_eq!(tokens(text), expected, "{text:?}");
+        }
+    }
+
+    /// The shortcuts (an ASCII token lowered as it is copied, a whole
+    /// number without a leading zero kept as written, pieces without a
+    /// digit skipped) answer what the plain reading answers.
+    mod shortcuts {
+        use super::*;
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed};
+
+        const ALPHABET: &[char] = &[
+            'a', 'Z', 'x', '0', '0', '1', '7', '9', ' ', '\t', ',', ',', '.', '-', '+', '$', '#', '@', '%',
+            ':', '/', '_', '\'', '"', '(', ']', '{', '>', '!', '?', ';', '`', '*', '|',
+        ];
+
+        fn config() -> Config {
+            Config {
+                cases: 3000,
+                rng_seed: RngSeed::Fixed(0x0C1A_1345),
+                failure_persistence: None,
+                ..Config::default()
+            }
+        }
+
+        fn text(max: usize) -> impl Strategy<Value = Vec<u16>> {
+            proptest::collection::vec(proptest::sample::select(ALPHABET), 0..max)
+                .prop_map(|chars| units(&chars.into_iter().collect::<String>()))
+        }
+
+        /// The plain reading: lower the whole, trim, cut, then respell any
+        /// plain number short enough.
+        fn plain(raw: &[u16]) -> Vec<u16> {
+            let mut out = Vec::new();
+            lowered_core_into(raw, &mut out);
+            if let Some((negative, integer, fraction)) = plain_number(&out) {
+                if integer.len() + fraction.len() <= MAX_EXACT_DIGITS {
+                    out = js_number_spelling(negative, integer, fraction);
+                }
+            }
+            out
+        }
+
+        proptest! {
+            #![proptest_config(config())]
+
+            #[test]
+            fn an_ascii_token_reads_as_the_plain_reading(raw in text(24)) {
+                prop_assert_eq!(normalize_token(&raw), plain(&raw));
+            }
+
+            #[test]
+            fn the_digit_pieces_are_the_tokens_holding_a_digit(raw in text(80)) {
+                let mut all = Vec::new();
+                tokenize(&raw, |token| {
+                    if count_digits(token) > 0 {
+                        all.push(token.to_vec());
+                    }
+                });
+                let mut kept = Vec::new();
+                tokenize_where(&raw, true, |token| kept.push(token.to_vec()));
+                prop_assert_eq!(kept, all);
+            }
         }
     }
 }

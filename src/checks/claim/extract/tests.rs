@@ -1,4 +1,5 @@
 use super::*;
+use crate::checks::claim::normalize::tokenize;
 use crate::checks::text::js_string::units;
 
 fn rules(options: ValueOptions) -> ValueRules {
@@ -11,7 +12,7 @@ fn values(answer: &str, rules: &ValueRules) -> Vec<(String, String, Option<Strin
         .map(|v| {
             (
                 String::from_utf16(&v.value).unwrap(),
-                String::from_utf16(&rules.shape_name(&v.shape)).unwrap(),
+                String::from_utf16(rules.shape_name(&v.shape)).unwrap(),
                 v.token.map(|t| String::from_utf16(&t).unwrap()),
             )
         })
@@ -64,6 +65,43 @@ fn distinct_in_first_appearance_order() {
     let got = values("fc1/3 and 41,200 then FC1/3, 41200 and fc1/4", &r);
     let names: Vec<&str> = got.iter().map(|v| v.0.as_str()).collect();
     assert_eq!(names, ["fc1/3", "41200", "fc1/4"]);
+}
+
+/// Thousands of values, most repeated, past every size the table of seen
+/// values grows through: the same list a plain set gives, in the same order.
+#[test]
+fn distinct_over_many_values_is_a_plain_set() {
+    let r = ValueRules::default();
+    let mut state = 0x2545_F491_u32;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let mut answer = String::new();
+    for _ in 0..20_000 {
+        let value = next() % 3_000;
+        let spelling = match next() % 4 {
+            0 => format!("srv-{value}"),
+            1 => format!("SRV-{value}."),
+            2 => format!("{},{:03}", 10 + value / 1000, value % 1000),
+            _ => format!("{}", 10_000 + value),
+        };
+        answer.push_str(&spelling);
+        answer.push_str(" and ");
+    }
+    let mut seen = HashSet::new();
+    let mut expected = Vec::new();
+    tokenize(&units(&answer), |token| {
+        if let Some(value) = r.classify(token, None) {
+            if seen.insert(value.value.clone()) {
+                expected.push(value);
+            }
+        }
+    });
+    assert!(expected.len() > 4_000, "{} values", expected.len());
+    assert_eq!(answer_values(&units(&answer), &r), expected);
 }
 
 #[test]
@@ -148,7 +186,7 @@ fn candidate_forms_widen_the_lookup_only() {
     let found = answer_values(&units("0xef0101 at 1007us and 41200iops"), &r);
     let forms: Vec<Vec<String>> = found
         .iter()
-        .map(|v| candidate_forms(v).into_iter().map(|f| String::from_utf16(f).unwrap()).collect())
+        .map(|v| candidate_forms(v).iter().map(|f| String::from_utf16(f).unwrap()).collect())
         .collect();
     assert_eq!(
         forms,
