@@ -9,7 +9,8 @@
 // The exports are listed one by one, so that Node's CommonJS lexer sees
 // every name for ESM named imports. They are exactly the names index.d.ts
 // declares: the binding's `__scaffoldingFilter` functions, which the class
-// is built on, are not among them.
+// is built on, and `__claim`, which the guards check their options with,
+// are not among them.
 
 const native = require('./native.cjs');
 const { RunCorpus, ProducedCorpus } = require('./guard/corpus.cjs');

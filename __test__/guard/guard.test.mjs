@@ -57,9 +57,10 @@ describe('createGuard: options are checked when the guard is made', () => {
     [{ evidence: { posture: 'rails' } }, /options\.evidence\.posture 'rails' is not offered: a guard never refuses a run\. .*stopOn/],
     [{ evidence: { posture: 'strict' } }, /options\.evidence\.posture must be 'assist' or 'guard' \(got "strict"\)/],
     [{ evidence: { exempts: [] } }, /options\.evidence has unknown key "exempts" \(known: posture, exempt, shapes, minDigits\)/],
-    [{ evidence: { exempt: 'ACME' } }, /options\.evidence\.exempt must be an array of strings and RegExps/],
-    [{ evidence: { shapes: [{ name: 'ticket', match: 'INC-\\d+' }] } }, /options\.evidence\.shapes must be an array of \{ name: string, match: RegExp \}/],
-    [{ evidence: { minDigits: 0 } }, /options\.evidence\.minDigits must be a whole number of at least 1 \(got 0\)/],
+    [{ evidence: { exempt: 'ACME' } }, /options\.evidence\.exempt must be an array \(got string\)/],
+    [{ evidence: { exempt: ['ACME', 7] } }, /options\.evidence\.exempt\[1\] must be a string or a RegExp \(got number\)/],
+    [{ evidence: { shapes: [{ name: 'ticket', match: 'INC-\\d+' }] } }, /options\.evidence\.shapes\[0\]\.match must be a RegExp \(got string\)/],
+    [{ evidence: { minDigits: '4' } }, /options\.evidence\.minDigits must be a number \(got string\)/],
     [{ evidence: true, noticePriorTurnEvidence: 'yes' }, /options\.noticePriorTurnEvidence must be a boolean \(got string\)/],
     [{ noticePriorTurnEvidence: true }, /options\.noticePriorTurnEvidence needs options\.evidence/],
     [{ evidence: true, stopOn: ['unsupported-claims'] }, /did you mean unsupported-claim\?/],
@@ -67,6 +68,22 @@ describe('createGuard: options are checked when the guard is made', () => {
   for (const [options, message] of cases) {
     it(`refuses ${JSON.stringify(options)}`, () => {
       assert.throws(() => createGuard(options), (error) => error instanceof TypeError && /^createGuard: /.test(error.message) && message.test(error.message));
+    });
+  }
+  // Values of the right type the addon's reader cannot use: refused when
+  // the guard is made, by the rule every judgement applies, not at the
+  // first answer.
+  const unusable = [
+    [{ evidence: { minDigits: 0 } }, /options\.evidence\.minDigits must be a whole number of at least 1 \(got 0\)/],
+    [{ evidence: { minDigits: 2.5 } }, /options\.evidence\.minDigits must be a whole number of at least 1 \(got 2\.5\)/],
+    [{ evidence: { shapes: [{ name: 'ticket', match: /INC-(?=\d)\d+/ }] } }, /options\.evidence\.shapes\[0\]\.match is a RegExp this check cannot run \(.*look-around/],
+    [{ evidence: { shapes: [{ name: 'ticket', match: /INC-\d+/ }, { name: ' ticket ', match: /CHG-\d+/ }] } }, /options\.evidence\.shapes\[1\]\.name repeats the name 'ticket'/],
+    [{ evidence: { shapes: [{ name: '  ', match: /INC-\d+/ }] } }, /options\.evidence\.shapes\[0\]\.name must be a non-empty name/],
+    [{ evidence: { exempt: [/(?<=v)\d+/] } }, /options\.evidence\.exempt\[0\] is a RegExp this check cannot run/],
+  ];
+  for (const [options, message] of unusable) {
+    it(`refuses ${JSON.stringify(options, (_, v) => (v instanceof RegExp ? String(v) : v))}`, () => {
+      assert.throws(() => createGuard(options), (error) => error instanceof RangeError && /^createGuard: /.test(error.message) && message.test(error.message));
     });
   }
   it('takes no options at all: nothing is armed, and every row says so once', async () => {

@@ -16,6 +16,8 @@
 // A guard never refuses a run, so agentfootprint's `'rails'` posture is not
 // offered: `stopOn` is how a run is stopped.
 
+const { checkValueOptions } = require('../native.cjs').__claim;
+
 const CLAIM_SEAM = 'claim';
 const POSTURES = ['assist', 'guard'];
 const EVIDENCE_KEYS = ['posture', 'exempt', 'shapes', 'minDigits'];
@@ -27,7 +29,7 @@ const isRecord = (value) => value !== null && typeof value === 'object' && !Arra
  * Reads `evidence` and `noticePriorTurnEvidence`. Returns `undefined` when
  * the seam is off (`evidence` absent or false), else `{ posture, options }`,
  * `options` as `evidenceOf` takes them (the exemptions, shapes and digit
- * floor are checked again, and compiled, by the addon).
+ * floor checked by the addon's own reader).
  */
 function readEvidence(evidence, notice, who) {
   if (notice !== undefined && typeof notice !== 'boolean') {
@@ -49,15 +51,10 @@ function readEvidence(evidence, notice, who) {
   if (!POSTURES.includes(posture)) {
     throw new TypeError(`${who}: options.evidence.posture must be 'assist' or 'guard' (got ${JSON.stringify(posture) ?? describe(posture)})`);
   }
-  if (exempt !== undefined && (!Array.isArray(exempt) || !exempt.every((item) => typeof item === 'string' || item instanceof RegExp))) {
-    throw new TypeError(`${who}: options.evidence.exempt must be an array of strings and RegExps`);
-  }
-  if (shapes !== undefined && (!Array.isArray(shapes) || !shapes.every((shape) => isRecord(shape) && typeof shape.name === 'string' && shape.match instanceof RegExp))) {
-    throw new TypeError(`${who}: options.evidence.shapes must be an array of { name: string, match: RegExp }`);
-  }
-  if (minDigits !== undefined && (!Number.isSafeInteger(minDigits) || minDigits < 1)) {
-    throw new TypeError(`${who}: options.evidence.minDigits must be a whole number of at least 1 (got ${typeof minDigits === 'number' ? minDigits : describe(minDigits)})`);
-  }
+  // The addon's reader checks and compiles them, as every judgement will:
+  // a look-around pattern or two shapes of one name are refused here, when
+  // the guard is made, not at its first answer.
+  checkValueOptions({ exempt, shapes, minDigits }, `${who}: options.evidence`);
   const options = { noticePriorTurnEvidence: notice === true };
   if (exempt !== undefined) options.exempt = [...exempt];
   if (shapes !== undefined) options.shapes = shapes.map(({ name, match }) => ({ name, match }));

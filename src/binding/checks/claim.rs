@@ -118,10 +118,24 @@ pub fn answer_values_of<'env>(env: &'env Env, answer: Unknown, options: Unknown)
     Ok(js.unknown(js.array(&items)?))
 }
 
+/// Reads and compiles value options where they are the option `at` of
+/// another caller (`createGuard: options.evidence`), answering nothing: the
+/// guards check their `evidence` when they are made, by the rule every
+/// judgement applies, rather than at their first judgement. Errors name
+/// `{at}.<field>`.
+#[napi(namespace = "__claim", js_name = "checkValueOptions", skip_typescript, catch_unwind)]
+pub fn check_value_options(env: &Env, options: Unknown, at: String) -> Result<()> {
+    read_value_options_at(Js::new(env), options.raw(), &at).map(drop)
+}
+
 /// Reads and compiles an `AnswerValuesOptions` (undefined: the defaults);
 /// every error names `{who}: options.<field>`.
 pub(crate) fn read_value_options(js: Js, options: Handle, who: &str) -> Result<ValueRules> {
-    let what = format!("{who}: options");
+    read_value_options_at(js, options, &format!("{who}: options"))
+}
+
+/// [`read_value_options`], the options named `what` in errors.
+fn read_value_options_at(js: Js, options: Handle, what: &str) -> Result<ValueRules> {
     let mut read = ValueOptions::default();
     match js.type_of(options)? {
         ValueType::Undefined => return Ok(ValueRules::default()),
