@@ -140,7 +140,7 @@ fn read_value_options_at(js: Js, options: Handle, what: &str) -> Result<ValueRul
     match js.type_of(options)? {
         ValueType::Undefined => return Ok(ValueRules::default()),
         ValueType::Object => {}
-        _ => return Err(js.wrong_type(&what, "an object", options)),
+        _ => return Err(js.wrong_type(what, "an object", options)),
     }
     let mut is_array = IsArray::new(js);
     let regexp = js.global(c"RegExp")?;
