@@ -5,53 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { AIMessage } from '@langchain/core/messages';
-import { fakeModel } from '@langchain/core/testing';
-import { MemorySaver } from '@langchain/langgraph-checkpoint';
-import { createAgent, tool } from 'langchain';
 import { createGuard } from 'seamguard/langchain';
 
-import { CASES, CLAIM_TOOLS, CONCURRENT, PRIOR_TURNS, flaggedValues, stepOf } from '../support/claim-cases.mjs';
-
-const ROLES = { human: 'user', ai: 'assistant', tool: 'tool', system: 'system' };
-const plainPrompt = (messages) => messages.map((message) => ({ role: ROLES[message.type] ?? 'user', text: typeof message.content === 'string' ? message.content : JSON.stringify(message.content) }));
-
-/** The fake chat model, answering each call with `stepOf` its prompt; `prompts` records them. */
-function claimModel({ fail } = {}) {
-  const model = fakeModel();
-  const prompts = [];
-  for (let n = 0; n < 400; n++) {
-    model.respond((messages) => {
-      const plain = plainPrompt(messages);
-      prompts.push(plain);
-      if (fail?.(plain)) throw new Error('the provider is down');
-      const step = stepOf(plain);
-      const id = prompts.length;
-      return new AIMessage({ content: step.text ?? '', tool_calls: (step.calls ?? []).map((call, i) => ({ id: `call-${id}-${i}`, name: call.toolName, args: call.input, type: 'tool_call' })) });
-    });
-  }
-  return { model, prompts };
-}
-
-const tools = CLAIM_TOOLS.map(({ name, description, properties, execute }) =>
-  tool(async (input) => {
-    const value = await execute(input);
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  }, { name, description, schema: { type: 'object', properties, additionalProperties: false } }),
-);
-
-/** An agent with `guard`, and one turn of thread `thread` in `mode`: the answer's text. */
-function agentOf(guard, model) {
-  const agent = createAgent({ model, tools, middleware: [guard.middleware], checkpointer: new MemorySaver() });
-  return async (mode, question, thread = 't') => {
-    const input = { messages: [{ role: 'user', content: question }] };
-    const config = { configurable: { thread_id: thread } };
-    let state;
-    if (mode === 'invoke') state = await agent.invoke(input, config);
-    else for await (const values of await agent.stream(input, { ...config, streamMode: 'values' })) state = values;
-    return { text: state.messages.at(-1).text, state };
-  };
-}
+import { CASES, CONCURRENT, PRIOR_TURNS, flaggedValues } from '../support/claim-cases.mjs';
+import { claimAgent as agentOf, claimModel } from '../support/langchain.mjs';
 
 const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
 

@@ -37,7 +37,7 @@ for (const sdk of await sdkMajors()) {
           const revision = events[0].attributes;
           assert.deepEqual([revision['seamguard.signal'], revision['seamguard.kind'], revision['seamguard.seam'], revision['seamguard.run_id']], ['revision', 'unsupported-claim', 'claim', runId]);
           assert.deepEqual(revision['seamguard.values'], values);
-          for (const event of events.slice(1)) assert.deepEqual([event.attributes['seamguard.kind'], event.attributes['seamguard.seam']], ['unsupported-claim', 'claim']);
+          for (const event of events.slice(1)) assert.deepEqual([event.attributes['seamguard.kind'], event.attributes['seamguard.seam'], event.attributes['seamguard.values']], ['unsupported-claim', 'claim', CASES[name].unsupported]);
         });
       }
     }

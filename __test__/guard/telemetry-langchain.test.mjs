@@ -16,6 +16,7 @@ import { createGuard } from 'seamguard/langchain';
 
 import { RUNS, WWPN } from '../support/field-cases.mjs';
 import { CITIES, INVENTED, LEAKS, MISFIT, cityPrompt, cityRouter, healScript, healTools } from '../support/heal-cases.mjs';
+import { SignalHandler } from '../support/langchain.mjs';
 
 // The handler must have every event before the run resolves.
 process.env.LANGCHAIN_CALLBACKS_BACKGROUND = 'false';
@@ -73,17 +74,6 @@ class ScriptedChat extends BaseChatModel {
 
 const scripted = (script) => new ScriptedChat((_messages, n) => script[n] ?? { text: '(the script has ended)' });
 const input = (prompt) => ({ messages: [{ role: 'user', content: prompt }] });
-
-/** A callback handler that keeps the seamguard events it is handed, as `{ name, data }`. */
-class SignalHandler extends BaseCallbackHandler {
-  name = 'signals';
-
-  events = [];
-
-  handleCustomEvent(name, data) {
-    if (name.startsWith('seamguard.')) this.events.push({ name, data });
-  }
-}
 
 /**
  * Plays `prompt` through `agent` with `handler` as a callback: `invoke`, or

@@ -169,3 +169,31 @@ export function aiSdkClaimModel({ ai, Mock }, { fail } = {}) {
   });
   return { model, prompts };
 }
+
+const inventedIn = (text) => text?.match(/port (9\d{3})/)?.[1];
+
+/**
+ * The claim seam's signals a case's turn records in its framework's trace,
+ * in order, as `{ name, signal, kind, seam, runId, values }`, read off the
+ * case's answers: under 'guard', a revision naming the value the first
+ * answer invented, then a finding when the revision invents one too; under
+ * 'assist', a finding naming the first answer's.
+ */
+export function expectedClaimSignals(posture, c, runId) {
+  const signal = (name, value) => ({ name: `seamguard.${name}`, signal: name, kind: 'unsupported-claim', seam: 'claim', runId, values: [value] });
+  const first = inventedIn(c.first);
+  if (first === undefined) return [];
+  if (posture === 'assist') return [signal('finding', first)];
+  const revised = inventedIn(c.revised);
+  return [signal('revision', first), ...(revised === undefined ? [] : [signal('finding', revised)])];
+}
+
+/** A recorded signal (its name and attributes) in the shape `expectedClaimSignals` gives. */
+export const claimSignalOf = (name, attributes) => ({
+  name,
+  signal: attributes['seamguard.signal'],
+  kind: attributes['seamguard.kind'],
+  seam: attributes['seamguard.seam'],
+  runId: attributes['seamguard.run_id'],
+  values: attributes['seamguard.values'],
+});

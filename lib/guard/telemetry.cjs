@@ -88,9 +88,13 @@ function findingAttributes(finding, toolCallId) {
     'seamguard.message': finding.message,
   };
   if (tools.length > 0) attributes['gen_ai.tool.name'] = tools[0];
-  // An argument's path, and the value the model chose for it (the first
-  // witness says what was chosen); a finding about no argument has neither.
-  if (typeof finding.predicate === 'string') {
+  if (finding.seam === 'claim') {
+    // About the final answer, not an argument: the values it names are the
+    // witnesses the answer `states`, as a revision's signal names them.
+    attributes['seamguard.values'] = (finding.witnesses ?? []).filter((witness) => witness.predicate === 'states').map((witness) => cut(String(witness.value)));
+  } else if (typeof finding.predicate === 'string') {
+    // An argument's path, and the value the model chose for it (the first
+    // witness says what was chosen); a finding about no argument has neither.
     attributes['seamguard.path'] = finding.predicate;
     const chosen = finding.witnesses?.[0]?.value;
     if (chosen !== undefined) attributes['seamguard.value'] = textValue(chosen);

@@ -190,7 +190,7 @@ export interface SeamguardSignalAttributes {
   readonly 'seamguard.span'?: string;
   /** The index of the pattern that stripped it; -1 for tool-aware detection. */
   readonly 'seamguard.pattern'?: number;
-  /** The values a revision named back to the model, each cut to 500 characters. */
+  /** The claim seam's values: those a revision named back to the model, or those an `unsupported-claim` finding's answer states unsupported; each cut to 500 characters. */
   readonly 'seamguard.values'?: readonly string[];
   /** How many distinct values the judged answer held (a revision). */
   readonly 'seamguard.candidates'?: number;
