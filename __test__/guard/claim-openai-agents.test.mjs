@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 
 import { createGuard } from 'seamguard/openai-agents';
 
-import { CASES, CLAIM_TOOLS, CONCURRENT, PRIOR_TURNS, flaggedValues, stepOf } from '../support/claim-cases.mjs';
+import { CASES, CONCURRENT, PRIOR_TURNS, flaggedValues } from '../support/claim-cases.mjs';
+import { claimAgents } from '../support/openai-agents.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@openai/agents needs Node 22 or later (its openai 7 does); this is Node ${process.versions.node}` : false;
@@ -14,73 +15,7 @@ const skip = NODE_MAJOR < 22 ? `@openai/agents needs Node 22 or later (its opena
 const sdk = skip ? undefined : await import('@openai/agents');
 sdk?.setTracingDisabled(true);
 
-const USAGE = { requests: 1, inputTokens: 1, outputTokens: 1, totalTokens: 2 };
-
-const tools = () =>
-  CLAIM_TOOLS.map(({ name, description, properties, execute }) =>
-    sdk.tool({ name, description, parameters: { type: 'object', properties, required: Object.keys(properties), additionalProperties: false }, strict: false, execute: async (input) => {
-      const value = await execute(input);
-      return typeof value === 'string' ? value : JSON.stringify(value);
-    } }),
-  );
-
-/** A model input as `[{ role, text }]`. */
-function plainInput(request) {
-  const items = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
-  return items.map((item) => {
-    if (item.type === 'function_call_result') return { role: 'tool', text: JSON.stringify(item.output) };
-    if (item.type === 'function_call') return { role: 'assistant', text: item.arguments };
-    const text = typeof item.content === 'string' ? item.content : (item.content ?? []).map((part) => part.text ?? '').join('');
-    return { role: item.role ?? 'assistant', text };
-  });
-}
-
-/** A fake Agents SDK `Model` answering each request with `stepOf` its input. */
-class ClaimModel {
-  constructor({ fail } = {}) {
-    this.prompts = [];
-    this.fail = fail;
-  }
-
-  outputOf(request) {
-    const plain = plainInput(request);
-    const n = this.prompts.push(plain) - 1;
-    if (this.fail?.(plain)) throw new Error('the provider is down');
-    const step = stepOf(plain);
-    if (step.text !== undefined) return [{ type: 'message', role: 'assistant', status: 'completed', id: `msg_${n}`, content: [{ type: 'output_text', text: step.text }] }];
-    return step.calls.map((call, i) => ({ type: 'function_call', callId: `call-${n}-${i}`, name: call.toolName, arguments: JSON.stringify(call.input), status: 'completed' }));
-  }
-
-  async getResponse(request) {
-    return { usage: new sdk.Usage(USAGE), output: this.outputOf(request), responseId: `resp_${this.prompts.length}` };
-  }
-
-  async *getStreamedResponse(request) {
-    const output = this.outputOf(request);
-    yield { type: 'response_started' };
-    for (const item of output) {
-      if (item.type !== 'message') continue;
-      const { text } = item.content[0];
-      for (let i = 0; i < text.length; i += 5) yield { type: 'output_text_delta', itemId: item.id, delta: text.slice(i, i + 5) };
-    }
-    yield { type: 'response_done', response: { id: `resp_${this.prompts.length}`, usage: USAGE, output } };
-  }
-}
-
-/** One turn: `history` so far and the user's question; the final output, the streamed text and the history after. */
-async function turn(mode, guard, model, history, question) {
-  const agent = new sdk.Agent({ name: 'assistant', model: guard.model(model), tools: tools() });
-  const input = [...history, { role: 'user', content: question }];
-  if (mode === 'run') {
-    const result = await sdk.run(agent, input);
-    return { text: result.finalOutput, history: result.history };
-  }
-  const result = await sdk.run(agent, input, { stream: true });
-  let streamed = '';
-  for await (const delta of result.toTextStream()) streamed += delta;
-  await result.completed;
-  return { text: result.finalOutput, streamed, history: result.history };
-}
+const { ClaimModel, turn } = skip ? {} : claimAgents(sdk);
 
 const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
 

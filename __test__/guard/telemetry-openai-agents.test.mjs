@@ -14,37 +14,12 @@ import { createGuard } from 'seamguard/openai-agents';
 
 import { RUNS, WWPN } from '../support/field-cases.mjs';
 import { CITIES, INVENTED, LEAKS, MISFIT, cityPrompt, cityRouter, healScript, healTools } from '../support/heal-cases.mjs';
+import { KeptSpans } from '../support/openai-agents.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@openai/agents needs Node 22 or later (its openai 7 does); this is Node ${process.versions.node}` : false;
 
 const sdk = skip ? undefined : await import('@openai/agents');
-
-/** A tracing processor that keeps every span that ended: `{ traceId, parentId, data }`. */
-class KeptSpans {
-  spans = [];
-
-  async onTraceStart() {}
-
-  async onTraceEnd() {}
-
-  async onSpanStart() {}
-
-  async onSpanEnd(span) {
-    this.spans.push({ traceId: span.traceId, spanId: span.spanId, parentId: span.parentId, data: span.spanData });
-  }
-
-  async shutdown() {}
-
-  async forceFlush() {}
-
-  /** The seamguard custom spans, as `{ name, traceId, parent, data }` (`parent` the type of the span they sit under). */
-  signals() {
-    return this.spans
-      .filter((span) => span.data.type === 'custom' && span.data.name.startsWith('seamguard.'))
-      .map((span) => ({ name: span.data.name, traceId: span.traceId, parent: this.spans.find((other) => other.spanId === span.parentId)?.data.type, data: span.data.data }));
-  }
-}
 
 const kept = new KeptSpans();
 if (sdk !== undefined) {
