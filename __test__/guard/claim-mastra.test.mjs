@@ -8,60 +8,16 @@ import { describe, it } from 'node:test';
 import { createGuard } from 'seamguard/mastra';
 
 import { sdkMajors } from '../support/agents.mjs';
-import { CASES, CLAIM_TOOLS, CONCURRENT, PRIOR_TURNS, aiSdkClaimModel, flaggedValues, plainAiSdkPrompt } from '../support/claim-cases.mjs';
+import { CASES, CONCURRENT, PRIOR_TURNS, aiSdkClaimModel, flaggedValues, plainAiSdkPrompt } from '../support/claim-cases.mjs';
+import { ask, claimAgent, mastraModules, retriesOf } from '../support/mastra.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is Node ${process.versions.node}` : false;
 
-const mastra = skip
-  ? undefined
-  : { ...(await import('@mastra/core/agent')), ...(await import('@mastra/core/tools')), MockMemory: (await import('@mastra/core/memory')).MockMemory, z: (await import('zod')).z };
+const mastra = skip ? undefined : await mastraModules();
 const majors = skip ? [{ major: '6 and 7' }] : await sdkMajors();
 
-const toolsOf = () =>
-  Object.fromEntries(
-    CLAIM_TOOLS.map(({ name, description, properties, execute }) => [
-      name,
-      mastra.createTool({ id: name, description, inputSchema: mastra.z.object(Object.fromEntries(Object.keys(properties).map((key) => [key, mastra.z.string()]))), execute: (input) => execute(input) }),
-    ]),
-  );
-
-/** An agent on `model` guarded by `guard`, with a memory; `maxProcessorRetries` (1 unless given) lets the guard's one revision run. */
-const agentOf = (model, guard, maxProcessorRetries = 1) =>
-  new mastra.Agent({ id: 'assistant', name: 'assistant', instructions: '', model, tools: toolsOf(), inputProcessors: [guard], outputProcessors: [guard], memory: new mastra.MockMemory(), maxProcessorRetries });
-
-/** One turn of `thread` in `mode`: the final step's text, and the text streamed. */
-async function ask(agent, mode, question, thread) {
-  const options = { maxSteps: 6, memory: { thread, resource: 'user-1' } };
-  if (mode === 'generate') {
-    const result = await agent.generate(question, options);
-    return { text: result.text, result };
-  }
-  const result = await agent.stream(question, options);
-  let streamed = '';
-  for await (const delta of result.textStream) streamed += delta;
-  return { text: await result.text, streamed, result };
-}
-
 const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
-
-/**
- * How one turn went, by the prompts the model got: those before the guard's
- * one retry, and those after it (they carry Mastra's retry feedback, the
- * correction in it). Mastra 1.63 retries the whole turn (the tool is asked
- * again), later versions only the step that answered; either way the guard
- * asks one retry, so no prompt carries the feedback twice.
- */
-function retriesOf(prompts) {
-  const feedback = (prompt) => plainAiSdkPrompt(prompt).filter((message) => message.text.includes('[Processor Feedback]')).length;
-  const after = prompts.filter((prompt) => feedback(prompt) > 0);
-  return {
-    before: prompts.length - after.length,
-    after: after.length,
-    once: prompts.every((prompt) => feedback(prompt) <= 1),
-    corrected: after.every((prompt) => plainAiSdkPrompt(prompt).some((message) => message.text.includes('[evidence check'))),
-  };
-}
 
 for (const sdk of majors) {
   for (const mode of ['generate', 'stream']) {
@@ -70,7 +26,7 @@ for (const sdk of majors) {
       it('a fabricated port number: one unsupported-claim finding names it', async () => {
         const { model } = aiSdkClaimModel(sdk);
         const guard = createGuard({ evidence: true });
-        const { text } = await ask(agentOf(model, guard), mode, CASES.fabricated.question, 't1');
+        const { text } = await ask(claimAgent(mastra, model, guard), mode, CASES.fabricated.question, 't1');
         assert.equal(text, CASES.fabricated.first);
         assert.deepEqual(flaggedValues(guard.findings), ['9443']);
         assert.deepEqual([rowOf(guard, 'unsupported-claim').checked, rowOf(guard, 'unsupported-claim').findings], [1, 1]);
@@ -80,7 +36,7 @@ for (const sdk of majors) {
         it(`${name}: no finding`, async () => {
           const { model } = aiSdkClaimModel(sdk);
           const guard = createGuard({ evidence: true });
-          const { text } = await ask(agentOf(model, guard), mode, CASES[name].question, 't1');
+          const { text } = await ask(claimAgent(mastra, model, guard), mode, CASES[name].question, 't1');
           assert.equal(text, CASES[name].first);
           assert.deepEqual(guard.findings, []);
           const row = rowOf(guard, 'unsupported-claim');
@@ -92,7 +48,7 @@ for (const sdk of majors) {
         it(`an answer built only from a result four turns old: ${notice ? 'prior-turn-evidence' : 'nothing'}`, async () => {
           const { model } = aiSdkClaimModel(sdk);
           const guard = createGuard({ evidence: true, noticePriorTurnEvidence: notice });
-          const agent = agentOf(model, guard);
+          const agent = claimAgent(mastra, model, guard);
           for (const question of PRIOR_TURNS) await ask(agent, mode, question, 'thread-prior');
           assert.deepEqual(guard.findings.map((finding) => finding.kind), notice ? ['prior-turn-evidence'] : []);
         });
@@ -101,7 +57,7 @@ for (const sdk of majors) {
       it("'guard': Mastra's processor retry asks once; the revision grounds the answer", async () => {
         const { model, prompts } = aiSdkClaimModel(sdk);
         const guard = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 1 });
-        const { text } = await ask(agentOf(model, guard), mode, CASES.revision.question, 't1');
+        const { text } = await ask(claimAgent(mastra, model, guard), mode, CASES.revision.question, 't1');
         assert.equal(text, CASES.revision.revised);
         const retries = retriesOf(prompts);
         assert.equal(retries.before, 2);
@@ -112,7 +68,7 @@ for (const sdk of majors) {
       it("'guard' with the agent's retries told as 0: no retry is asked, the first answer stands, filed, and the run ends as usual", async () => {
         const { model, prompts } = aiSdkClaimModel(sdk);
         const guard = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 0 });
-        const { text, result } = await ask(agentOf(model, guard, 0), mode, CASES.fabricated.question, 't1');
+        const { text, result } = await ask(claimAgent(mastra, model, guard, 0), mode, CASES.fabricated.question, 't1');
         assert.equal(text, CASES.fabricated.first);
         assert.equal(prompts.length, 2);
         assert.ok(!result.tripwire, 'no tripwire');
@@ -122,7 +78,7 @@ for (const sdk of majors) {
       it("'guard': a revision that still invents is filed, never revised again", async () => {
         const { model, prompts } = aiSdkClaimModel(sdk);
         const guard = createGuard({ evidence: { posture: 'guard' }, maxProcessorRetries: 1 });
-        const { text } = await ask(agentOf(model, guard), mode, CASES.stubborn.question, 't1');
+        const { text } = await ask(claimAgent(mastra, model, guard), mode, CASES.stubborn.question, 't1');
         assert.equal(text, CASES.stubborn.revised);
         const retries = retriesOf(prompts);
         assert.equal(retries.before, 2);
@@ -149,7 +105,7 @@ for (const sdk of majors) {
       it(`posture '${posture}': each thread files its own values, no turn revised twice`, async () => {
         const { model, prompts } = aiSdkClaimModel(sdk);
         const guard = createGuard({ evidence: { posture }, maxProcessorRetries: 1 });
-        const agent = agentOf(model, guard);
+        const agent = claimAgent(mastra, model, guard);
         const answers = await Promise.all(CONCURRENT.map((c, i) => ask(agent, i % 2 === 0 ? 'generate' : 'stream', c.question, `thread-${i}`)));
         for (const [i, c] of CONCURRENT.entries()) {
           const invented = c.unsupported.length > 0;

@@ -18,19 +18,12 @@ import { createGuard } from 'seamguard/mastra';
 import { routedModel, scriptedModel, sdkMajors } from '../support/agents.mjs';
 import { RUNS, WWPN } from '../support/field-cases.mjs';
 import { CITIES, INVENTED, LEAKS, MISFIT, cityPrompt, cityRouter, healScript, healTools } from '../support/heal-cases.mjs';
+import { mastraModules, observe, signalsOf } from '../support/mastra.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is Node ${process.versions.node}` : false;
 
-const mastra = skip
-  ? undefined
-  : {
-      ...(await import('@mastra/core')),
-      ...(await import('@mastra/core/agent')),
-      ...(await import('@mastra/core/tools')),
-      ...(await import('@mastra/observability')),
-      z: (await import('zod')).z,
-    };
+const mastra = skip ? undefined : await mastraModules();
 const majors = skip ? [{ major: '6 and 7' }] : await sdkMajors();
 
 /** Tools (`{ name, description, properties, execute }`) as Mastra tools, every property a required string. */
@@ -49,18 +42,14 @@ const toolsOf = (tools) =>
 
 /**
  * An agent on `model` guarded by `guard`, registered with a Mastra whose
- * observability exports to a TestExporter (none when `observed` is false):
- * `{ agent, exporter }`.
+ * observability exports to a TestExporter (support/mastra.mjs `observe`),
+ * or, when `observed` is false, with a Mastra without observability and an
+ * exporter nothing reaches: `{ agent, exporter }`.
  */
 function observedAgent({ model, guard, tools, observed = true }) {
-  const exporter = new mastra.TestExporter();
   const agent = new mastra.Agent({ id: 'assistant', name: 'assistant', instructions: '', model, tools: toolsOf(tools), inputProcessors: [guard], outputProcessors: [guard] });
-  const app = new mastra.Mastra({
-    agents: { assistant: agent },
-    ...(observed ? { observability: new mastra.Observability({ configs: { default: { serviceName: 'seamguard-test', exporters: [exporter] } } }) } : {}),
-    logger: false,
-  });
-  return { agent: app.getAgent('assistant'), exporter };
+  if (observed) return observe(mastra, agent);
+  return { agent: new mastra.Mastra({ agents: { assistant: agent }, logger: false }).getAgent('assistant'), exporter: new mastra.TestExporter() };
 }
 
 /** Runs `prompt` through `agent` in `mode` ('generate' or 'stream'); resolves to the steps. */
@@ -69,14 +58,6 @@ async function ask(agent, mode, prompt) {
   const result = await agent.stream(prompt, { maxSteps: 8 });
   for await (const delta of result.textStream) void delta;
   return result.steps;
-}
-
-/** The seamguard event spans the exporter got: `{ name, hook, traceId, data }`, `hook` the span they sit under. */
-function signalsOf(exporter) {
-  const spans = exporter.getAllSpans();
-  return spans
-    .filter((span) => span.name.startsWith('seamguard.'))
-    .map((span) => ({ name: span.name, type: span.type, hook: spans.find((other) => other.id === span.parentSpanId)?.name, traceId: span.traceId, data: span.metadata }));
 }
 
 /** What a finding's event must say, read from the finding the guard kept. */
