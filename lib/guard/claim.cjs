@@ -83,7 +83,18 @@ function answerText(text) {
   return joined;
 }
 
+/**
+ * Whether `finding` is the claim seam's, and so about the final answer
+ * rather than a tool; and the values it is about: the witnesses its
+ * answer `states`. One reading for every place a finding is told (the
+ * acted-on finding, the telemetry signal).
+ */
+const isClaimFinding = (finding) => finding.seam === CLAIM_SEAM;
+const statedValues = (finding) => (finding.witnesses ?? []).filter((witness) => witness.predicate === 'states').map((witness) => witness.value);
+
 exports.CLAIM_SEAM = CLAIM_SEAM;
+exports.isClaimFinding = isClaimFinding;
+exports.statedValues = statedValues;
 exports.readEvidence = readEvidence;
 exports.claimRows = claimRows;
 exports.answerText = answerText;

@@ -8,6 +8,7 @@
 // `actedFinding`s.
 
 const { closestNames } = require('./names.cjs');
+const { isClaimFinding, statedValues } = require('./claim.cjs');
 
 /** The kinds of finding a guard files, the only ones `stopOn` may name. */
 const STOP_KINDS = Object.freeze(['empty-lookup', 'unsupported-argument', 'dangling-reference', 'unsupported-claim', 'prior-turn-evidence']);
@@ -40,12 +41,11 @@ function readStopOn(stopOn, who) {
  * `message`, and whether it `trips` the guard's `stopOn`.
  */
 function actedFinding(finding, trips) {
-  // A claim-seam finding is about the final answer, not a tool: its values
-  // are the witnesses the answer `states`.
-  const claim = finding.seam === 'claim';
+  // A claim-seam finding is about the final answer, not a tool.
+  const claim = isClaimFinding(finding);
   const acted = { kind: finding.kind, seam: finding.seam, tools: claim ? [] : finding.subjects.map((subject) => subject.id) };
   if (claim) {
-    acted.values = finding.witnesses.filter((witness) => witness.predicate === 'states').map((witness) => witness.value);
+    acted.values = statedValues(finding);
   } else {
     if (finding.predicate !== undefined) acted.path = finding.predicate;
     const value = finding.witnesses[0]?.value;

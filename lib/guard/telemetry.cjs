@@ -22,6 +22,8 @@
 // `gen_ai.tool.call.id`). A sink that throws never reaches the run: the
 // error goes to `report`.
 
+const { isClaimFinding, statedValues } = require('./claim.cjs');
+
 /** The names the signals are recorded under. */
 const SIGNALS = Object.freeze({
   finding: 'seamguard.finding',
@@ -88,10 +90,10 @@ function findingAttributes(finding, toolCallId) {
     'seamguard.message': finding.message,
   };
   if (tools.length > 0) attributes['gen_ai.tool.name'] = tools[0];
-  if (finding.seam === 'claim') {
-    // About the final answer, not an argument: the values it names are the
-    // witnesses the answer `states`, as a revision's signal names them.
-    attributes['seamguard.values'] = (finding.witnesses ?? []).filter((witness) => witness.predicate === 'states').map((witness) => cut(String(witness.value)));
+  if (isClaimFinding(finding)) {
+    // About the final answer, not an argument: the values it states
+    // unsupported, as a revision's signal names them.
+    attributes['seamguard.values'] = statedValues(finding).map((value) => cut(String(value)));
   } else if (typeof finding.predicate === 'string') {
     // An argument's path, and the value the model chose for it (the first
     // witness says what was chosen); a finding about no argument has neither.
