@@ -15,18 +15,9 @@ import { describe, it } from 'node:test';
 import { createGuard } from 'seamguard/openai-agents';
 
 import { CASES, CONCURRENT, claimSignalOf, expectedClaimSignals } from '../support/claim-cases.mjs';
-import { KeptSpans, claimAgents } from '../support/openai-agents.mjs';
+import { claimAgents, tracedAgentsSdk } from '../support/openai-agents.mjs';
 
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
-const skip = NODE_MAJOR < 22 ? `@openai/agents needs Node 22 or later (its openai 7 does); this is Node ${process.versions.node}` : false;
-
-const sdk = skip ? undefined : await import('@openai/agents');
-
-const kept = new KeptSpans();
-if (sdk !== undefined) {
-  sdk.setTracingDisabled(false);
-  sdk.setTraceProcessors([kept]);
-}
+const { skip, sdk, kept } = await tracedAgentsSdk();
 
 const { ClaimModel, turn } = skip ? {} : claimAgents(sdk);
 

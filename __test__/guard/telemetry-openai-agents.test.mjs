@@ -14,18 +14,9 @@ import { createGuard } from 'seamguard/openai-agents';
 
 import { RUNS, WWPN } from '../support/field-cases.mjs';
 import { CITIES, INVENTED, LEAKS, MISFIT, cityPrompt, cityRouter, healScript, healTools } from '../support/heal-cases.mjs';
-import { KeptSpans } from '../support/openai-agents.mjs';
+import { tracedAgentsSdk } from '../support/openai-agents.mjs';
 
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
-const skip = NODE_MAJOR < 22 ? `@openai/agents needs Node 22 or later (its openai 7 does); this is Node ${process.versions.node}` : false;
-
-const sdk = skip ? undefined : await import('@openai/agents');
-
-const kept = new KeptSpans();
-if (sdk !== undefined) {
-  sdk.setTracingDisabled(false);
-  sdk.setTraceProcessors([kept]);
-}
+const { skip, sdk, kept } = await tracedAgentsSdk();
 
 const USAGE = { requests: 1, inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 

@@ -89,6 +89,22 @@ export function claimAgents(sdk) {
 }
 
 /**
+ * The Agents SDK with tracing on and every span kept, for a telemetry test:
+ * `{ skip, sdk, kept }`; on Node 20, where the SDK does not run, `skip`
+ * says why and `sdk` is undefined.
+ */
+export async function tracedAgentsSdk() {
+  const major = Number(process.versions.node.split('.')[0]);
+  const skip = major < 22 ? `@openai/agents needs Node 22 or later (its openai 7 does); this is Node ${process.versions.node}` : false;
+  const kept = new KeptSpans();
+  if (skip) return { skip, sdk: undefined, kept };
+  const sdk = await import('@openai/agents');
+  sdk.setTracingDisabled(false);
+  sdk.setTraceProcessors([kept]);
+  return { skip, sdk, kept };
+}
+
+/**
  * A tracing processor that keeps every span that ended, as `{ traceId,
  * spanId, parentId, data }`, and each trace's `groupId` by its id.
  */
