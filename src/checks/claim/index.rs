@@ -131,27 +131,16 @@ struct Form {
     units: Rc<[u16]>,
     /// The in-window tool entries serving this form, by id, ascending.
     served: VecDeque<u64>,
-    /// The last entry that added it, so each entry counts it once.
-    last_entry: u64,
-}
-
-/// What a look-up needs of a form, kept in the table beside its key: a
-/// judgement's thousands of look-ups then read the table alone, not the
-/// form's record and its list (memory a judgement finds cold after the
-/// app's own work has run).
-#[derive(Debug, Clone, Copy)]
-struct Summary {
-    number: u32,
     /// How many in-window user and system entries supply it.
     supplied: u32,
-    /// The newest in-window tool entry serving it, plus one (0: none).
-    newest: u64,
+    /// The last entry that added it, so each entry counts it once.
+    last_entry: u64,
 }
 
 /// The forms of a run's in-window entries (see the module's documentation).
 #[derive(Debug, Default)]
 pub struct ClaimIndex {
-    numbers: HashMap<Rc<[u16]>, Summary>,
+    numbers: HashMap<Rc<[u16]>, u32>,
     forms: Vec<Form>,
     /// Numbers of forms no entry holds any more, for reuse.
     free: Vec<u32>,
@@ -217,41 +206,40 @@ impl ClaimIndex {
     /// One raw value (agentfootprint's `add`): normalized, then each of its
     /// look-up spellings, once per entry.
     fn add(&mut self, id: u64, part: Part, raw: &[u16], held: &mut Vec<u32>) {
-        let ClaimIndex { numbers, forms, free, form_units, .. } = self;
         spellings_of(raw, &mut |form| {
-            let summary = match numbers.get_mut(form) {
-                Some(summary) => summary,
-                None => {
-                    let units: Rc<[u16]> = form.into();
-                    let record = Form { units: units.clone(), served: VecDeque::new(), last_entry: 0 };
-                    let number = match free.pop() {
-                        Some(number) => {
-                            forms[number as usize] = record;
-                            number
-                        }
-                        None => {
-                            forms.push(record);
-                            (forms.len() - 1) as u32
-                        }
-                    };
-                    *form_units += form.len();
-                    numbers.entry(units).or_insert(Summary { number, supplied: 0, newest: 0 })
-                }
-            };
-            let record = &mut forms[summary.number as usize];
+            let number = self.number(form);
+            let record = &mut self.forms[number as usize];
             if record.last_entry == id + 1 {
                 return;
             }
             record.last_entry = id + 1;
             match part {
-                Part::Served => {
-                    record.served.push_back(id);
-                    summary.newest = id + 1;
-                }
-                _ => summary.supplied += 1,
+                Part::Served => record.served.push_back(id),
+                _ => record.supplied += 1,
             }
-            held.push(summary.number);
+            held.push(number);
         });
+    }
+
+    fn number(&mut self, form: &[u16]) -> u32 {
+        if let Some(&number) = self.numbers.get(form) {
+            return number;
+        }
+        let units: Rc<[u16]> = form.into();
+        let record = Form { units: units.clone(), served: VecDeque::new(), supplied: 0, last_entry: 0 };
+        let number = match self.free.pop() {
+            Some(number) => {
+                self.forms[number as usize] = record;
+                number
+            }
+            None => {
+                self.forms.push(record);
+                (self.forms.len() - 1) as u32
+            }
+        };
+        self.form_units += form.len();
+        self.numbers.insert(units, number);
+        number
     }
 
     /// Takes the entry `id` out: what it indexed stops counting.
@@ -264,17 +252,11 @@ impl ClaimIndex {
         }
         for &number in indexed.forms.iter() {
             let record = &mut self.forms[number as usize];
-            let Some(summary) = self.numbers.get_mut(&record.units) else {
-                continue;
-            };
             match indexed.part {
-                Part::Served => {
-                    remove_id(&mut record.served, id);
-                    summary.newest = record.served.back().map_or(0, |&newest| newest + 1);
-                }
-                _ => summary.supplied -= 1,
+                Part::Served => remove_id(&mut record.served, id),
+                _ => record.supplied -= 1,
             }
-            if record.served.is_empty() && summary.supplied == 0 {
+            if record.served.is_empty() && record.supplied == 0 {
                 let units = std::mem::replace(&mut record.units, Rc::from([]));
                 record.served = VecDeque::new();
                 self.form_units -= units.len();
@@ -295,11 +277,11 @@ impl ClaimIndex {
         for form in forms {
             #[cfg(test)]
             self.work.set(self.work.get() + 1);
-            let summary = self.numbers.get(*form);
-            if summary.is_some_and(|s| s.supplied > 0) || also_supplied(form) {
+            let record = self.numbers.get(*form).map(|&number| &self.forms[number as usize]);
+            if record.is_some_and(|r| r.supplied > 0) || also_supplied(form) {
                 return Found::Supplied;
             }
-            newest = newest.max(summary.and_then(|s| s.newest.checked_sub(1)));
+            newest = newest.max(record.and_then(|r| r.served.back().copied()));
         }
         match newest {
             Some(id) => Found::Served { turn: self.turn_of(id) },
@@ -338,7 +320,7 @@ impl ClaimIndex {
     /// About what the index keeps, in bytes, besides the entries' records.
     pub fn heap_bytes(&self) -> usize {
         self.form_units * 2
-            + self.forms.len() * (std::mem::size_of::<Form>() + std::mem::size_of::<(Rc<[u16]>, Summary)>())
+            + self.forms.len() * (std::mem::size_of::<Form>() + std::mem::size_of::<(Rc<[u16]>, u32)>())
             + (self.boundaries.len() + self.tools.len()) * std::mem::size_of::<u64>()
     }
 }
