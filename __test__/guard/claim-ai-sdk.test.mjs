@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { createGuard } from 'seamguard/ai-sdk';
 
 import { sdkMajors, toolsByName } from '../support/agents.mjs';
-import { CASES, CLAIM_TOOLS, CONCURRENT, PRIOR_TURNS, aiSdkClaimModel as claimModel, flaggedValues, plainAiSdkPrompt as plainPrompt } from '../support/claim-cases.mjs';
+import { CASES, CLAIM_TOOLS, CONCURRENT, PRIOR_TURNS, aiSdkClaimModel as claimModel, assertStands, flaggedValues, plainAiSdkPrompt as plainPrompt, rowOf } from '../support/claim-cases.mjs';
 
 /** One turn of a conversation: `messages` so far and the user's `question`; returns the answer text and the messages after. */
 async function turn({ ai }, mode, model, messages, question) {
@@ -25,8 +25,6 @@ async function turn({ ai }, mode, model, messages, question) {
   const kept = result.responseMessages === undefined ? (await result.response).messages : await result.responseMessages;
   return { text, messages: [...settings.messages, ...kept] };
 }
-
-const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
 
 for (const sdk of await sdkMajors()) {
   const { ai } = sdk;
@@ -56,11 +54,7 @@ for (const sdk of await sdkMajors()) {
           const { model } = claimModel(sdk);
           const { guard, wrapped } = guarded({ evidence: {} }, model);
           const { text } = await turn(sdk, mode, wrapped, [], CASES[name].question);
-          assert.equal(text, CASES[name].first);
-          assert.deepEqual(guard.findings, []);
-          // Judged once: checked-pass, or not-applicable when every value was exempt.
-          const row = rowOf(guard, 'unsupported-claim');
-          assert.deepEqual([row.checked + row.notApplicable, row.findings], [1, 0]);
+          assertStands(guard, text, name);
         });
       }
 

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { createGuard } from 'seamguard/mastra';
 
 import { sdkMajors } from '../support/agents.mjs';
-import { CASES, CONCURRENT, PRIOR_TURNS, aiSdkClaimModel, flaggedValues, plainAiSdkPrompt } from '../support/claim-cases.mjs';
+import { CASES, CONCURRENT, PRIOR_TURNS, aiSdkClaimModel, assertStands, flaggedValues, plainAiSdkPrompt, rowOf } from '../support/claim-cases.mjs';
 import { ask, claimAgent, mastraModules, retriesOf } from '../support/mastra.mjs';
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
@@ -16,8 +16,6 @@ const skip = NODE_MAJOR < 22 ? `@mastra/core needs Node 22.13 or later; this is 
 
 const mastra = skip ? undefined : await mastraModules();
 const majors = skip ? [{ major: '6 and 7' }] : await sdkMajors();
-
-const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
 
 for (const sdk of majors) {
   for (const mode of ['generate', 'stream']) {
@@ -37,10 +35,7 @@ for (const sdk of majors) {
           const { model } = aiSdkClaimModel(sdk);
           const guard = createGuard({ evidence: true });
           const { text } = await ask(claimAgent(mastra, model, guard), mode, CASES[name].question, 't1');
-          assert.equal(text, CASES[name].first);
-          assert.deepEqual(guard.findings, []);
-          const row = rowOf(guard, 'unsupported-claim');
-          assert.deepEqual([row.checked + row.notApplicable, row.findings], [1, 0]);
+          assertStands(guard, text, name);
         });
       }
 

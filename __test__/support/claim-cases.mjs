@@ -5,6 +5,23 @@
 // tool, system) and asks `stepOf` what to say next, so one case runs the
 // same way in every loop, streaming or not, and many at once.
 
+import assert from 'node:assert/strict';
+
+/** The guard's ledger row for `check`. */
+export const rowOf = (guard, check) => guard.ledger.report().find((row) => row.check === check);
+
+/**
+ * A case the guard lets stand: the answer is the model's first, as it
+ * wrote it, no finding is filed, and the answer was judged once
+ * (checked-pass, or not-applicable when every value was exempt).
+ */
+export function assertStands(guard, text, name) {
+  assert.equal(text, CASES[name].first);
+  assert.deepEqual(guard.findings, []);
+  const row = rowOf(guard, 'unsupported-claim');
+  assert.deepEqual([row.checked + row.notApplicable, row.findings], [1, 0]);
+}
+
 /** What a switch's port table serves: `sw-core-0N` has its management UI on 84N3. */
 export function portsOf(name) {
   const n = Number(String(name).match(/(\d)$/)?.[1] ?? 1);
