@@ -25,7 +25,7 @@ const { streamSeam } = require('./heal.cjs');
 const { callTrace } = require('./telemetry.cjs');
 const { FilterPlan, ScaffoldRegistry } = require('../filter/scaffolding-filter.cjs');
 const { readStopOn, actedFinding } = require('./stop.cjs');
-const { readEvidence, claimRows, answerText } = require('./claim.cjs');
+const { CLAIM_SEAM, readEvidence, claimRows, answerText } = require('./claim.cjs');
 
 // Marks the one error a guard throws into a run: a misspelt name in
 // `argumentsFrom` under `posture: 'dev'`.
@@ -426,7 +426,7 @@ class Guard {
       return undefined;
     }
     const { unsupported, correction } = verdict;
-    const mayRevise = this.claim.posture === 'guard' && !revised && run.revisedTurn !== run.turns && verdict.evidenceTruncated !== true;
+    const mayRevise = this.claim.posture === 'guard' && !revised && run.revisedTurn !== run.turns;
     if (unsupported.length > 0 && mayRevise && correction !== undefined) {
       // The turn's one revision: this answer is not filed; the revised one
       // is judged in its place (agentfootprint's 'revision-asked').
@@ -435,13 +435,24 @@ class Guard {
       return { correction, unsupported };
     }
     this.file(run, verdict.findings.map((finding) => ({ finding, toolCallId: undefined })));
-    run.ledger.note('unsupported-claim', 'claim', verdict.disposition, epoch);
+    run.ledger.note('unsupported-claim', CLAIM_SEAM, verdict.disposition, epoch);
     const prior = verdict.priorTurnEvidence;
     if (prior !== undefined) {
       this.file(run, prior.findings.map((finding) => ({ finding, toolCallId: undefined })));
-      run.ledger.note('prior-turn-evidence', 'claim', prior.disposition, epoch);
+      run.ledger.note('prior-turn-evidence', CLAIM_SEAM, prior.disposition, epoch);
     }
     return undefined;
+  }
+
+  /**
+   * The model call of the claim seam's revision threw: rethrown when the
+   * framework aborted the run (it ends it as it ends any aborted call),
+   * else said through onError; the first answer then stands, judged as
+   * final.
+   */
+  revisionFailed(error, aborted) {
+    if (aborted) throw error;
+    this.report(new Error(`${this.who}: the model failed on the claim seam's revision; the first answer stands`, { cause: error }));
   }
 
   /**

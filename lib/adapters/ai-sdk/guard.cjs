@@ -146,8 +146,7 @@ function modelCalls(guard) {
       try {
         return await ask([...(params?.prompt ?? []), ...revision.correction.map(correctionMessage)]);
       } catch (error) {
-        if (params?.abortSignal?.aborted) throw error;
-        guard.report(new Error(`${guard.who}: the model failed on the claim seam's revision; the first answer stands`, { cause: error }));
+        guard.revisionFailed(error, params?.abortSignal?.aborted === true);
         return undefined;
       }
     },

@@ -396,8 +396,7 @@ async function reviseCall(guard, request, handler, failed, revision) {
     const exchange = revision.correction.map(({ role, content }) => (role === 'assistant' ? new failed.constructor({ content: String(content) }) : new Human({ content: String(content) })));
     return await handler({ ...request, messages: [...request.messages, ...exchange] });
   } catch (error) {
-    if (request.signal?.aborted || request.runtime?.signal?.aborted) throw error;
-    guard.report(new Error(`${guard.who}: the model failed on the claim seam's revision; the first answer stands`, { cause: error }));
+    guard.revisionFailed(error, request.signal?.aborted === true || request.runtime?.signal?.aborted === true);
     return undefined;
   }
 }

@@ -305,11 +305,8 @@ function createGuard(options) {
   };
   /** The request asked again with the claim seam's correction after its input. */
   const revisedRequest = (request, revision) => ({ ...request, input: [...inputOf(request), ...revision.correction.map(correctionItem)] });
-  /** A revision that failed: said through onError, unless the run was aborted. */
-  const revisionFailed = (request, error) => {
-    if (request?.signal?.aborted) throw error;
-    guard.report(new Error(`${guard.who}: the model failed on the claim seam's revision; the first answer stands`, { cause: error }));
-  };
+  /** A revision that failed (see Guard.revisionFailed): the request's signal says whether the run was aborted. */
+  const revisionFailed = (request, error) => guard.revisionFailed(error, request?.signal?.aborted === true);
 
   function model(base) {
     if (!isModel(base)) {
